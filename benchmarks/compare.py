@@ -1,0 +1,195 @@
+"""Run benchmarks/run.py under two interpreters and print a comparison table.
+
+    python benchmarks/compare.py --ours PY1 --ref PY2
+        [--only NAME ...] [--rounds K] [--stat median|best] [--json [PATH]]
+
+The two runs happen one after the other, never at once.  Exits 0 even when a
+target is missed: the table says so.
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+
+RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run.py")
+
+# name -> (label, kind, target) from the issue.  kind "time": ratio = ours/ref,
+# must be <= target.  kind "rate": ratio = ours/ref, must be >= target.
+FIGURES = {
+    "import": ("import torch (ms)", "time", 0.25),
+    "add_small": ("a + b, 4 elements (us/call)", "time", 1.5),
+    "add": ("add 16M f32 out= (GB/s)", "rate", 0.9),
+    "sum": ("sum 16M f32 (GB/s)", "rate", 0.9),
+    "exp": ("exp 16M f32 out= (GB/s)", "rate", 0.8),
+    "transpose": ("4096^2 .t().contiguous() (GB/s)", "rate", 1.0),
+    "matmul": ("1024^2 matmul (GFLOP/s)", "rate", 0.85),
+}
+
+
+def run(python, only, stat, timeout):
+    """Run run.py under `python` from a neutral cwd; return its JSON (or an error stub)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "result.json")
+        cmd = [python, RUN, "--json", out, "--stat", stat] + [
+            a for n in only for a in ("--only", n)
+        ]
+        print("running:", " ".join(cmd), file=sys.stderr)
+        try:
+            proc = subprocess.run(cmd, cwd=tmp, timeout=timeout)
+            if proc.returncode == 0:
+                with open(out) as f:
+                    return json.load(f)
+            error = f"run.py exited with {proc.returncode}"
+        except (OSError, subprocess.TimeoutExpired) as e:
+            error = f"{type(e).__name__}: {e}"
+    return {"error": error, "figures": {}}
+
+
+def merge(results):
+    """Combine several rounds of run.py output: median value per figure."""
+    ok = [r for r in results if "error" not in r] or results[:1]
+    merged = dict(ok[0], figures={}, rounds=len(ok))
+    for name, fig in ok[0]["figures"].items():
+        values = [
+            r["figures"][name]["value"]
+            for r in ok
+            if r["figures"].get(name, {}).get("value") is not None
+        ]
+        merged["figures"][name] = dict(fig, value=statistics.median(values) if values else None)
+    return merged
+
+
+def compare(ours, ref, names):
+    rows = []
+    for name in names:
+        label, kind, target = FIGURES[name]
+        a = ours["figures"].get(name, {}).get("value")
+        b = ref["figures"].get(name, {}).get("value")
+        ratio = a / b if a is not None and b else None
+        met = None if ratio is None else (ratio <= target if kind == "time" else ratio >= target)
+        rows.append(
+            {
+                "figure": name,
+                "label": label,
+                "ours": a,
+                "ref": b,
+                "ratio": ratio,
+                "target": ("<= " if kind == "time" else ">= ") + f"{target}x",
+                "met": met,
+            }
+        )
+    return rows
+
+
+def fmt(x, spec=".3g", suffix=""):
+    return "n/a" if x is None else format(x, spec) + suffix
+
+
+def print_table(rows, ours, ref, out=sys.stdout):
+    head = ("figure", "ours", "PyTorch", "ratio", "target", "met?")
+    body = [
+        (
+            r["label"],
+            fmt(r["ours"]),
+            fmt(r["ref"]),
+            fmt(r["ratio"], ".2f", "x"),
+            r["target"],
+            {True: "yes", False: "NO", None: "n/a"}[r["met"]],
+        )
+        for r in rows
+    ]
+    widths = [max(len(str(c)) for c in col) for col in zip(head, *body)]
+
+    def line(cells):
+        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
+
+    print(line(head), file=out)
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|", file=out)
+    for cells in body:
+        print(line(cells), file=out)
+    print(file=out)
+    print(f"machine: {os.cpu_count()} cores, {platform.machine()} {platform.system()}", file=out)
+    for who, res in (("ours", ours), ("PyTorch", ref)):
+        if "error" in res:
+            print(f"{who}: FAILED: {res['error']}", file=out)
+        else:
+            print(
+                f"{who}: torch {res['torch_version']} ({res['torch_file']}), "
+                f"Python {res['python']}, torch.get_num_threads()={res['num_threads']}, "
+                f"{res['stat']} of repeats, rounds={res['rounds']}",
+                file=out,
+            )
+        for name, fig in res["figures"].items():
+            if fig.get("error"):
+                print(f"  {who} {name}: {fig['error']}", file=out)
+    print(
+        "ratio = ours / PyTorch: for times lower is better, for rates higher is better.", file=out
+    )
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--ours", required=True, help="python interpreter that imports our torch")
+    p.add_argument("--ref", required=True, help="python interpreter that imports PyTorch")
+    p.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only these figures (repeatable or comma-separated): " + ", ".join(FIGURES),
+    )
+    p.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        metavar="PATH",
+        help="also write the table as JSON to PATH; with no PATH print JSON instead of the table",
+    )
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="alternate ours/ref this many times and take the median of each figure",
+    )
+    p.add_argument(
+        "--stat",
+        choices=("median", "best"),
+        default="median",
+        help="summarise repeats by median (default) or best time (steadier on a busy machine)",
+    )
+    p.add_argument(
+        "--timeout", type=float, default=600, help="seconds allowed per run.py (default 600)"
+    )
+    args = p.parse_args(argv)
+    names = [n for o in args.only for n in o.split(",") if n] or list(FIGURES)
+    unknown = [n for n in names if n not in FIGURES]
+    if unknown:
+        p.error("unknown figure(s): " + ", ".join(unknown))
+
+    # Alternate ours/ref so that a slow drift in machine load hits both alike.
+    runs = [
+        (
+            run(args.ours, names, args.stat, args.timeout),
+            run(args.ref, names, args.stat, args.timeout),
+        )
+        for _ in range(args.rounds)
+    ]
+    ours, ref = merge([o for o, _ in runs]), merge([r for _, r in runs])
+    rows = compare(ours, ref, names)
+    report = {"cpu_count": os.cpu_count(), "ours": ours, "ref": ref, "rows": rows}
+    if args.json == "-":
+        print(json.dumps(report, indent=2))
+        return
+    print_table(rows, ours, ref)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""Measure a few figures with whatever ``torch`` is importable; print JSON.
+
+Runs unchanged under this project's ``torch`` and under PyTorch.  Only uses
+API both have: torch.rand/randn/empty, torch.add(out=), torch.exp(out=),
+.sum(), .t().contiguous(), @ and torch.get_num_threads().
+
+    python benchmarks/run.py [--only NAME ...] [--stat median|best] [--json PATH]
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+
+N = 16 * 1024 * 1024  # elements of the big 1-D tensors
+BUDGET_S = 6.0  # rough cap on the timed repeats of one figure
+STAT = statistics.median  # how repeats are summarised; --stat best uses min
+
+
+def timed(fn, warmup=3, min_runs=15, min_s=1.0, max_runs=200):
+    """Median (or best, with --stat best) wall time of fn() after warm-up.
+
+    Repeats at least min_runs times and for at least min_s seconds (for a
+    stable median on a noisy machine), but stops after max_runs or BUDGET_S.
+    """
+    for _ in range(warmup):
+        fn()
+    times, start = [], time.perf_counter()
+    while len(times) < max_runs:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+        elapsed = time.perf_counter() - start
+        if (len(times) >= min_runs and elapsed >= min_s) or (
+            len(times) >= 3 and elapsed >= BUDGET_S
+        ):
+            break
+    return STAT(times)
+
+
+def bench_import():
+    """Wall time (ms) of `python -c "import torch"` in a fresh process; median (or best) of 7."""
+    cmd = [sys.executable, "-c", "import torch"]
+    cwd = tempfile.gettempdir()  # so a torch/ folder in the cwd cannot shadow the installed one
+    times = []
+    for i in range(8):  # the first run only warms the file cache
+        t0 = time.perf_counter()
+        subprocess.run(cmd, cwd=cwd, check=True)
+        if i:
+            times.append(time.perf_counter() - t0)
+    return STAT(times) * 1e3
+
+
+def bench_add_small():
+    """Per-call time (µs) of `a + b` on two 4-element float32 tensors."""
+    import torch
+
+    a, b = torch.rand(4), torch.rand(4)
+    timer = timeit.Timer("a + b", globals={"a": a, "b": b})
+    number, _ = timer.autorange()  # loops taking >= 0.2 s
+    runs = timer.repeat(repeat=7, number=number)
+    return STAT(runs) / number * 1e6
+
+
+def bench_add():
+    """torch.add(a, b, out=c), 16M float32: GB/s counting 3 x 4 bytes/element."""
+    import torch
+
+    a, b, c = torch.rand(N), torch.rand(N), torch.empty(N)
+    return 3 * 4 * N / timed(lambda: torch.add(a, b, out=c)) / 1e9
+
+
+def bench_sum():
+    """a.sum(), 16M float32: GB/s counting 4 bytes/element read."""
+    import torch
+
+    a = torch.rand(N)
+    return 4 * N / timed(lambda: a.sum()) / 1e9
+
+
+def bench_exp():
+    """torch.exp(a, out=c), 16M float32: GB/s counting 2 x 4 bytes/element."""
+    import torch
+
+    a, c = torch.randn(N), torch.empty(N)
+    return 2 * 4 * N / timed(lambda: torch.exp(a, out=c)) / 1e9
+
+
+def bench_transpose():
+    """x.t().contiguous(), 4096x4096 float32: GB/s counting 2 x 4 bytes/element."""
+    import torch
+
+    x = torch.rand(4096, 4096)
+    return 2 * 4 * x.numel() / timed(lambda: x.t().contiguous()) / 1e9
+
+
+def bench_matmul():
+    """a @ b, 1024x1024 float32: GFLOP/s counting 2 n^3 flops."""
+    import torch
+
+    n = 1024
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    return 2 * n**3 / timed(lambda: a @ b) / 1e9
+
+
+# name -> (function, unit)
+FIGURES = {
+    "import": (bench_import, "ms"),
+    "add_small": (bench_add_small, "us"),
+    "add": (bench_add, "GB/s"),
+    "sum": (bench_sum, "GB/s"),
+    "exp": (bench_exp, "GB/s"),
+    "transpose": (bench_transpose, "GB/s"),
+    "matmul": (bench_matmul, "GFLOP/s"),
+}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only these figures (repeatable or comma-separated): " + ", ".join(FIGURES),
+    )
+    p.add_argument("--json", metavar="PATH", help="write the JSON here instead of stdout")
+    p.add_argument(
+        "--stat",
+        choices=("median", "best"),
+        default="median",
+        help="summarise repeats by their median (default) or best time",
+    )
+    args = p.parse_args(argv)
+    global STAT
+    STAT = min if args.stat == "best" else statistics.median
+    names = [n for o in args.only for n in o.split(",") if n] or list(FIGURES)
+    unknown = [n for n in names if n not in FIGURES]
+    if unknown:
+        p.error("unknown figure(s): " + ", ".join(unknown))
+
+    import torch
+
+    result = {
+        "torch_version": getattr(torch, "__version__", "?"),
+        "torch_file": getattr(torch, "__file__", None),
+        "python": platform.python_version(),
+        "cpu_count": os.cpu_count(),
+        "num_threads": torch.get_num_threads(),
+        "stat": args.stat,
+        "figures": {},
+    }
+    for name in names:
+        fn, unit = FIGURES[name]
+        t0 = time.perf_counter()
+        try:
+            value, error = fn(), None
+        except Exception as e:  # report and carry on with the other figures
+            value, error = None, f"{type(e).__name__}: {e}"
+        result["figures"][name] = {
+            "value": value,
+            "unit": unit,
+            "error": error,
+            "seconds": round(time.perf_counter() - t0, 2),
+        }
+        print(f"{name}: {value} {unit} {error or ''}", file=sys.stderr)
+
+    text = json.dumps(result, indent=2)
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(text + "\n")
+    else:
+        print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+"""Sessions for the torch monorepo; CI (.ci/run) runs the default ones (`nox.options.sessions`).
+
+torch-core's wheel is compiled once per source state and cached in ``build/wheels/<hash>/``;
+every session that needs the core installs that wheel.
+"""
+
+import glob
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.reuse_venv = "no"
+nox.options.sessions = ["lint", "tests", "core_only", "legacy_on_core", "docs", "example"]
+
+PYTHON = "3.11"
+ROOT = Path(__file__).parent
+CORE = ROOT / "packages" / "torch-core"
+CORE_INPUTS = ["csrc", "src", "CMakeLists.txt", "hatch_build.py", "pyproject.toml"]
+PURE = [
+    f"./packages/torch-{name}"
+    for name in ("autograd", "nn", "optim", "multiprocessing", "legacy", "all")
+]
+TEST_DEPS = ["pytest", "hypothesis", "numpy"]
+
+
+def core_wheel(session: nox.Session) -> str:
+    """Path of torch-core's wheel for the current sources, built with the session's Python."""
+    digest = hashlib.sha256(session.python.encode())  # the wheel's ABI tag follows the Python
+    for name in CORE_INPUTS:
+        paths = [CORE / name] if (CORE / name).is_file() else sorted((CORE / name).rglob("*"))
+        for path in paths:
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".so":
+                digest.update(str(path.relative_to(CORE)).encode() + b"\0" + path.read_bytes())
+    cache = ROOT / "build" / "wheels" / digest.hexdigest()[:16]
+    wheels = sorted(cache.glob("torch_core-*.whl"))
+    if not wheels:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = tempfile.mkdtemp(dir=cache.parent)  # then renamed: a cache entry is whole or absent
+        session.run("python", "-m", "pip", "wheel", "--no-deps", "-w", tmp, str(CORE))
+        os.replace(tmp, cache)
+        wheels = sorted(cache.glob("torch_core-*.whl"))
+    else:
+        session.log(f"reusing {wheels[0].relative_to(ROOT)}")
+    return str(wheels[0])
+
+
+def install_all(session: nox.Session, *extra: str) -> None:
+    """Every package in one pip command (so local dependencies resolve among themselves)."""
+    session.install(core_wheel(session), *PURE, *extra)
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """Build and install every package, then run all packages' tests."""
+    install_all(session, *TEST_DEPS)
+    session.run("pytest", *sorted(glob.glob("packages/*/tests")), *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def core_only(session: nox.Session) -> None:
+    """torch-core alone: a NumPy-like library whose missing parts name the package to install."""
+    session.install(core_wheel(session), *TEST_DEPS)
+    session.run("python", "-c", MISSING_NN_CHECK)
+    session.run("pytest", "packages/torch-core/tests", *session.posargs)
+
+
+MISSING_NN_CHECK = """
+try:
+    import torch.nn
+except ImportError as e:
+    assert "torch-nn" in str(e), f"error does not name torch-nn: {e}"
+else:
+    raise AssertionError("import torch.nn worked with only torch-core installed")
+"""
+
+
+@nox.session(python=PYTHON)
+def legacy_on_core(session: nox.Session) -> None:
+    """torch-legacy on top of torch-core only, the install for Lua-Torch ports."""
+    session.install(core_wheel(session), "./packages/torch-legacy", *TEST_DEPS)
+    session.run("pytest", "packages/torch-legacy/tests", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff on all Python; clang-format on torch-core's C++."""
+    session.install("ruff", "clang-format")
+    session.run("ruff", "check", ".")
+    cxx = sorted(glob.glob("packages/torch-core/csrc/**/*.[ch]*", recursive=True))
+    if cxx:
+        session.run("clang-format", "--dry-run", "--Werror", *cxx)
+
+
+@nox.session(python=PYTHON)
+def docs(session: nox.Session) -> None:
+    """The Sphinx site (warnings are errors) and its doctests."""
+    install_all(session, "sphinx", "numpy")
+    for builder in ("html", "doctest"):
+        session.run(
+            "sphinx-build",
+            "-W",
+            "--keep-going",
+            "-b",
+            builder,
+            "docs",
+            f"docs/_build/{builder}",
+            *session.posargs,
+        )
+
+
+@nox.session(python=PYTHON)
+def build(session: nox.Session) -> None:
+    """A wheel per package into dist/."""
+    os.makedirs("dist", exist_ok=True)
+    shutil.copy(core_wheel(session), "dist")
+    session.run("python", "-m", "pip", "wheel", "--no-deps", "-w", "dist", *PURE)
+
+
+@nox.session(python=PYTHON)
+def example(session: nox.Session) -> None:
+    """The README's main job: the tensor demo, on torch-core alone."""
+    session.install(core_wheel(session), "numpy")
+    session.run("python", "examples/tensor_demo.py")
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """Benchmarks under this project and under PyTorch 2.13 (.nox/bench-ref), in one table."""
+    install_all(session, "numpy")
+    ref = ROOT / ".nox" / "bench-ref"
+    ref_python = ref / "bin" / "python"
+    if not ref_python.exists():
+        session.run("python", "-m", "venv", str(ref))
+    session.run(
+        str(ref_python), "-m", "pip", "install", "-q", "torch==2.13.0", "numpy", external=True
+    )
+    ours = os.path.join(session.bin, "python")
+    session.run(
+        "python",
+        "benchmarks/compare.py",
+        "--ours",
+        ours,
+        "--ref",
+        str(ref_python),
+        *session.posargs,
+    )
+
+
+@nox.session(python=PYTHON)
+def format(session: nox.Session) -> None:
+    """Apply what lint checks: ruff's fixes and formatting, clang-format in place."""
+    session.install("ruff", "clang-format")
+    session.run("ruff", "check", "--fix", ".")
+    cxx = sorted(glob.glob("packages/torch-core/csrc/**/*.[ch]*", recursive=True))
+    if cxx:
+        session.run("clang-format", "-i", *cxx)

@@ -1,0 +1,31 @@
+"""torch-all pulls in every package, and the whole ``torch`` namespace imports together."""
+
+import importlib
+from importlib.metadata import requires, version
+
+import pytest
+
+PACKAGES = {
+    "torch-core": "torch",
+    "torch-autograd": "torch.autograd",
+    "torch-nn": "torch.nn",
+    "torch-optim": "torch.optim",
+    "torch-multiprocessing": "torch.multiprocessing",
+    "torch-legacy": "torch.legacy",
+}
+
+
+def test_depends_on_exactly_our_six_packages():
+    assert sorted(requires("torch-all")) == sorted(f"{name}==0.1.*" for name in PACKAGES)
+
+
+@pytest.mark.parametrize("dist", sorted(PACKAGES))
+def test_each_package_is_installed_and_imports(dist):
+    module = importlib.import_module(PACKAGES[dist])
+    assert module.__version__ == version(dist)
+
+
+def test_utils_data_imports():
+    import torch.utils.data
+
+    assert torch.utils.data.__name__ == "torch.utils.data"

@@ -1,0 +1,316 @@
+// bind_interop.cpp — tensors from Python data, NumPy (shared memory) and DLPack.
+#include <pybind11/numpy.h>
+
+#include "bind.h"
+
+namespace tc {
+
+// ---------------------------------------------------------------- Python data
+namespace {
+enum Kind { KBool, KInt, KFloat };
+
+struct DataScan {
+  Shape shape;
+  int kind = KBool;
+  bool any = false;
+};
+
+bool is_seq(py::handle h) {
+  return (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr()) ||
+          (PySequence_Check(h.ptr()) && !py::isinstance<py::str>(h) && !py::isinstance<py::bytes>(h) &&
+           !py::isinstance<Tensor>(h)));
+}
+
+int kind_of_dtype(ScalarType t) { return t == ScalarType::Bool ? KBool : is_floating(t) ? KFloat : KInt; }
+
+void scan(py::handle h, size_t depth, DataScan& s) {
+  if (py::isinstance<Tensor>(h)) {
+    const Tensor& t = h.cast<const Tensor&>();
+    if (depth == s.shape.size())
+      for (auto d : t.sizes()) s.shape.push_back(d);
+    s.kind = std::max(s.kind, kind_of_dtype(t.dtype()));
+    s.any = true;
+    return;
+  }
+  if (is_seq(h)) {
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
+    if (depth == s.shape.size()) s.shape.push_back(int64_t(seq.size()));
+    for (auto item : seq) scan(item, depth + 1, s);
+    return;
+  }
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o)) s.kind = std::max<int>(s.kind, KBool);
+  else if (PyLong_Check(o) || (PyObject_HasAttrString(o, "__index__") && !PyFloat_Check(o))) s.kind = std::max<int>(s.kind, KInt);
+  else if (PyFloat_Check(o) || PyObject_HasAttrString(o, "__float__")) s.kind = KFloat;
+  else
+    fail(ErrorKind::Type, "tensor(): could not infer dtype of ", std::string(py::str(h.get_type().attr("__name__"))));
+  s.any = true;
+}
+
+template <class T>
+void fill_data(py::handle h, const Shape& shape, size_t depth, T*& p) {
+  if (py::isinstance<Tensor>(h)) {
+    const Tensor& t = h.cast<const Tensor&>();
+    Shape rest(shape.begin() + depth, shape.end());
+    TC_CHECK(t.sizes() == rest, Value, "tensor(): expected a tensor of shape ", shape_str(rest),
+             " at dim ", depth, " (got ", shape_str(t.sizes()), ")");
+    Tensor c = contiguous(to_dtype(t, DTypeOf<T>::value));
+    std::memcpy(p, c.data(), size_t(c.numel()) * sizeof(T));
+    p += c.numel();
+    return;
+  }
+  if (depth < shape.size()) {
+    TC_CHECK(is_seq(h), Value, "tensor(): expected a sequence of length ", shape[depth], " at dim ",
+             depth, " (got ", std::string(py::str(h.get_type().attr("__name__"))), ")");
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
+    TC_CHECK(int64_t(seq.size()) == shape[depth], Value, "tensor(): expected sequence of length ",
+             shape[depth], " at dim ", depth, " (got ", seq.size(), ")");
+    for (auto item : seq) fill_data<T>(item, shape, depth + 1, p);
+    return;
+  }
+  TC_CHECK(!is_seq(h), Value, "tensor(): too many dimensions in the data (ragged nesting at dim ", depth, ")");
+  *p++ = to_scalar(h, "tensor", "data").to<T>();
+}
+}  // namespace
+
+static Tensor tensor_from_data(py::handle data, py::handle dtype_arg) {
+  DataScan s;
+  scan(data, 0, s);
+  ScalarType dt = opt_dtype(dtype_arg, "tensor");
+  if (dt == ScalarType::Undefined) {
+    dt = s.kind == KFloat ? default_dtype() : s.kind == KInt ? ScalarType::Long : ScalarType::Bool;
+    if (!s.any) dt = default_dtype();  // tensor([]) is float
+  }
+  Tensor r = empty(s.shape, dt);
+  visit_dtype(dt, [&](auto v) {
+    using T = decltype(v);
+    T* p = r.data_as<T>();
+    fill_data<T>(data, s.shape, 0, p);
+  });
+  return r;
+}
+
+// ---------------------------------------------------------------- NumPy
+static const char* numpy_format(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "?";
+    case ScalarType::Byte: return "B";
+    case ScalarType::Char: return "b";
+    case ScalarType::Short: return "h";
+    case ScalarType::Int: return "i";
+    case ScalarType::Long: return "q";
+    case ScalarType::Half: return "e";
+    case ScalarType::Float: return "f";
+    case ScalarType::Double: return "d";
+    default: fail(ErrorKind::Type, "numpy(): NumPy has no dtype for torch.", dtype_name(t));
+  }
+}
+
+static ScalarType from_numpy_dtype(const py::dtype& d) {
+  char kind = d.kind();
+  size_t size = d.itemsize();
+  if (kind == 'b') return ScalarType::Bool;
+  if (kind == 'u' && size == 1) return ScalarType::Byte;
+  if (kind == 'i') {
+    switch (size) {
+      case 1: return ScalarType::Char;
+      case 2: return ScalarType::Short;
+      case 4: return ScalarType::Int;
+      case 8: return ScalarType::Long;
+    }
+  }
+  if (kind == 'f') {
+    switch (size) {
+      case 2: return ScalarType::Half;
+      case 4: return ScalarType::Float;
+      case 8: return ScalarType::Double;
+    }
+  }
+  fail(ErrorKind::Type, "can't convert np.ndarray of type ", std::string(py::str(d)),
+       ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.");
+}
+
+// A storage that borrows a foreign buffer and keeps its Python owner alive.
+static StoragePtr borrowed_storage(void* data, size_t nbytes, py::object owner) {
+  auto s = std::make_shared<Storage>();
+  s->data = data;
+  s->nbytes = nbytes;
+  s->ctx = owner.release().ptr();
+  s->resizable = false;
+  s->deleter = [](void*, void* ctx) {
+    if (!Py_IsInitialized()) return;
+    py::gil_scoped_acquire gil;
+    Py_DECREF(static_cast<PyObject*>(ctx));
+  };
+  return s;
+}
+
+static Tensor from_numpy(py::handle obj) {
+  TC_CHECK(py::isinstance<py::array>(obj), Type, "from_numpy(): expected np.ndarray (got ",
+           std::string(py::str(obj.get_type().attr("__name__"))), ")");
+  py::array a = py::reinterpret_borrow<py::array>(obj);
+  ScalarType dt = from_numpy_dtype(a.dtype());
+  TC_CHECK(a.dtype().byteorder() != '>', Value, "from_numpy(): given numpy array has byte order "
+           "different from the native byte order; convert it with arr.astype(arr.dtype.newbyteorder('='))");
+  int64_t isz = int64_t(itemsize(dt)), extent = 1, n = 1;
+  Shape sizes, strides;
+  for (py::ssize_t i = 0; i < a.ndim(); i++) {
+    int64_t st = a.strides(i);
+    TC_CHECK(st >= 0, Value, "At least one stride in the given numpy array is negative, and tensors "
+             "with negative strides are not currently supported. (You can probably work around this "
+             "by making a copy of your array with array.copy().)");
+    TC_CHECK(st % isz == 0, Value, "from_numpy(): given numpy array strides not a multiple of the "
+             "element byte size. Copy the numpy array to reallocate the memory.");
+    sizes.push_back(a.shape(i));
+    strides.push_back(st / isz);
+    extent += (a.shape(i) - 1) * (st / isz);
+    n *= a.shape(i);
+  }
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = borrowed_storage(const_cast<void*>(a.data()), n ? size_t(extent * isz) : 0,
+                                   py::reinterpret_borrow<py::object>(obj));
+  impl->sizes = sizes;
+  impl->strides = strides;
+  impl->dtype = dt;
+  return Tensor(std::move(impl));
+}
+
+static py::array to_numpy(py::handle self) {
+  const Tensor& t = self.cast<const Tensor&>();
+  TC_CHECK(t.device().type == DeviceType::CPU, Type, "can't convert ", t.device().str(),
+           " tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
+  std::vector<py::ssize_t> shape, strides;
+  for (int64_t i = 0; i < t.dim(); i++) {
+    shape.push_back(t.size(i));
+    strides.push_back(t.stride(i) * int64_t(t.itemsize()));
+  }
+  return py::array(py::dtype(numpy_format(t.dtype())), shape, strides, t.data(),
+                   py::reinterpret_borrow<py::object>(self));
+}
+
+// ---------------------------------------------------------------- DLPack
+// The DLPack ABI (v0.8 "unversioned" form), declared from the specification.
+struct DLDevice { int32_t device_type, device_id; };
+struct DLDataType { uint8_t code, bits; uint16_t lanes; };
+struct DLTensor {
+  void* data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t* shape;
+  int64_t* strides;
+  uint64_t byte_offset;
+};
+struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void* manager_ctx;
+  void (*deleter)(DLManagedTensor*);
+};
+enum { kDLCPU = 1, kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
+
+struct DLPackExport {
+  Tensor tensor;
+  std::vector<int64_t> shape, strides;
+  DLManagedTensor managed;
+};
+
+static DLDataType dl_dtype(ScalarType t) {
+  uint8_t bits = uint8_t(itemsize(t) * 8);
+  switch (t) {
+    case ScalarType::Bool: return {kDLBool, 8, 1};
+    case ScalarType::Byte: return {kDLUInt, bits, 1};
+    case ScalarType::Half: case ScalarType::Float: case ScalarType::Double: return {kDLFloat, bits, 1};
+    case ScalarType::BFloat16: return {kDLBfloat, bits, 1};
+    default: return {kDLInt, bits, 1};
+  }
+}
+
+static ScalarType from_dl_dtype(DLDataType d) {
+  TC_CHECK(d.lanes == 1, Type, "from_dlpack: vector dtypes (lanes != 1) are not supported");
+  for (int i = 0; i < kNumDTypes; i++) {
+    DLDataType c = dl_dtype(ScalarType(i));
+    if (c.code == d.code && c.bits == d.bits) return ScalarType(i);
+  }
+  if (d.code == kDLUInt && d.bits == 8) return ScalarType::Byte;
+  fail(ErrorKind::Type, "from_dlpack: unsupported DLPack dtype (code ", int(d.code), ", bits ", int(d.bits), ")");
+}
+
+static py::capsule to_dlpack(const Tensor& t) {
+  auto* ex = new DLPackExport{alias(t), {}, {}, {}};
+  for (int64_t i = 0; i < t.dim(); i++) {
+    ex->shape.push_back(t.size(i));
+    ex->strides.push_back(t.stride(i));
+  }
+  DLTensor& d = ex->managed.dl_tensor;
+  d.data = t.impl()->storage->data;
+  d.byte_offset = uint64_t(t.offset()) * t.itemsize();
+  d.device = {kDLCPU, 0};
+  d.ndim = int32_t(t.dim());
+  d.dtype = dl_dtype(t.dtype());
+  d.shape = ex->shape.data();
+  d.strides = ex->strides.data();
+  ex->managed.manager_ctx = ex;
+  ex->managed.deleter = [](DLManagedTensor* m) { delete static_cast<DLPackExport*>(m->manager_ctx); };
+  // A capsule never consumed by a consumer frees itself; a consumed one is renamed.
+  return py::capsule(&ex->managed, "dltensor", [](PyObject* cap) {
+    if (PyCapsule_IsValid(cap, "dltensor")) {
+      auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
+      m->deleter(m);
+    }
+  });
+}
+
+static Tensor from_dlpack(py::handle obj) {
+  py::object cap = py::hasattr(obj, "__dlpack__") ? obj.attr("__dlpack__")() : py::reinterpret_borrow<py::object>(obj);
+  TC_CHECK(PyCapsule_IsValid(cap.ptr(), "dltensor"), Type, "from_dlpack: expected an object with "
+           "__dlpack__ or a 'dltensor' capsule (a capsule can be consumed only once)");
+  auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap.ptr(), "dltensor"));
+  const DLTensor& d = m->dl_tensor;
+  TC_CHECK(d.device.device_type == kDLCPU, Runtime, "from_dlpack: only CPU tensors are supported in this build");
+  ScalarType dt = from_dl_dtype(d.dtype);
+  Shape sizes(d.shape, d.shape + d.ndim), strides;
+  int64_t extent = 1, n = 1;
+  for (int i = 0; i < d.ndim; i++) {
+    int64_t st = d.strides ? d.strides[i] : 0;
+    strides.push_back(st);
+    n *= sizes[i];
+  }
+  if (!d.strides) strides = contiguous_strides(sizes);
+  for (int i = 0; i < d.ndim; i++) {
+    TC_CHECK(strides[i] >= 0, Value, "from_dlpack: negative strides are not supported");
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  auto s = std::make_shared<Storage>();
+  s->data = static_cast<char*>(d.data) + d.byte_offset;
+  s->nbytes = n ? size_t(extent) * itemsize(dt) : 0;
+  s->ctx = m;
+  s->resizable = false;
+  s->deleter = [](void*, void* ctx) {
+    auto* mt = static_cast<DLManagedTensor*>(ctx);
+    if (mt->deleter) mt->deleter(mt);
+  };
+  PyCapsule_SetName(cap.ptr(), "used_dltensor");
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = s;
+  impl->sizes = sizes;
+  impl->strides = strides;
+  impl->dtype = dt;
+  return Tensor(std::move(impl));
+}
+
+void bind_interop(py::module_& m, py::class_<Tensor>& cls) {
+  m.def("_tensor_from_data", &tensor_from_data, py::arg("data"), py::arg("dtype") = py::none());
+  m.def("from_numpy", &from_numpy, py::arg("ndarray"),
+        "A tensor sharing memory with a NumPy array (writes are seen by both).");
+  cls.def("numpy", [](py::handle self, bool force) {
+    if (force) return to_numpy(py::cast(clone(self.cast<const Tensor&>())));
+    return to_numpy(self);
+  }, py::arg("force") = false);
+  cls.def("__dlpack__", [](const Tensor& t, py::kwargs) { return to_dlpack(t); });
+  cls.def("__dlpack_device__", [](const Tensor&) { return py::make_tuple(int(kDLCPU), 0); });
+  m.def("from_dlpack", &from_dlpack, py::arg("ext_tensor"),
+        "A tensor sharing memory with any object that implements __dlpack__ (or a DLPack capsule).");
+  m.def("_to_dlpack", &to_dlpack);
+}
+
+}  // namespace tc

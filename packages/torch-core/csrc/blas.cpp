@@ -1,0 +1,265 @@
+// blas.cpp — matrix products. float32/float64 go to OpenBLAS (scipy-openblas32); 16-bit
+// floats compute in float32 through it; integer types use a plain loop (off the main path).
+#include <cblas.h>
+
+#include "ops.h"
+
+namespace tc {
+
+void set_blas_threads(int n) { scipy_openblas_set_num_threads(n); }
+
+// c = alpha * a @ b + beta * c, all 2-D views; c is row-major with unit column stride.
+struct GemmArgs {
+  const Tensor *a, *b, *c;
+  Scalar alpha, beta;
+};
+using GemmFn = void (*)(const GemmArgs&);
+
+// How BLAS reads a matrix without copying it: row-major with a leading dimension,
+// or transposed; false when neither stride is 1.
+static bool blas_view(const Tensor& t, CBLAS_TRANSPOSE& trans, int& ld) {
+  int64_t r = t.size(0), c = t.size(1);
+  if (t.stride(1) == 1 && t.stride(0) >= std::max<int64_t>(c, 1)) {
+    trans = CblasNoTrans;
+    ld = int(t.stride(0));
+    return true;
+  }
+  if (t.stride(0) == 1 && t.stride(1) >= std::max<int64_t>(r, 1)) {
+    trans = CblasTrans;
+    ld = int(t.stride(1));
+    return true;
+  }
+  return false;
+}
+
+template <class T>
+void blas_gemm(const GemmArgs& g) {
+  Tensor a = *g.a, b = *g.b;
+  const Tensor& c = *g.c;
+  CBLAS_TRANSPOSE ta, tb;
+  int lda, ldb;
+  if (!blas_view(a, ta, lda)) { a = contiguous(a); blas_view(a, ta, lda); }
+  if (!blas_view(b, tb, ldb)) { b = contiguous(b); blas_view(b, tb, ldb); }
+  int m = int(c.size(0)), n = int(c.size(1)), k = int(a.size(1)), ldc = int(std::max<int64_t>(c.stride(0), n));
+  if constexpr (std::is_same_v<T, float>)
+    scipy_cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, g.alpha.to<float>(), a.data_as<float>(), lda,
+                      b.data_as<float>(), ldb, g.beta.to<float>(), c.data_as<float>(), ldc);
+  else
+    scipy_cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, g.alpha.to<double>(), a.data_as<double>(), lda,
+                      b.data_as<double>(), ldb, g.beta.to<double>(), c.data_as<double>(), ldc);
+}
+
+template <class T>
+void loop_gemm(const GemmArgs& g) {
+  using A = std::conditional_t<std::is_same_v<T, bool>, bool, typename AccOf<T>::type>;
+  const Tensor &a = *g.a, &b = *g.b, &c = *g.c;
+  int64_t m = c.size(0), n = c.size(1), k = a.size(1);
+  A alpha = g.alpha.to<A>(), beta = g.beta.to<A>();
+  T* pc = c.data_as<T>();
+  const T* pa = a.data_as<T>();
+  const T* pb = b.data_as<T>();
+  for (int64_t i = 0; i < m; i++) {
+    std::vector<A> row(n, A(0));
+    for (int64_t p = 0; p < k; p++) {
+      A av = A(pa[i * a.stride(0) + p * a.stride(1)]);
+      for (int64_t j = 0; j < n; j++) row[j] += av * A(pb[p * b.stride(0) + j * b.stride(1)]);
+    }
+    for (int64_t j = 0; j < n; j++) {
+      T& out = pc[i * c.stride(0) + j];
+      out = T(beta == A(0) ? alpha * row[j] : alpha * row[j] + beta * A(out));
+    }
+  }
+}
+
+static struct RegisterGemm {
+  RegisterGemm() {
+    register_kernel(Op::gemm, DeviceType::CPU, ScalarType::Float, (void*)&blas_gemm<float>);
+    register_kernel(Op::gemm, DeviceType::CPU, ScalarType::Double, (void*)&blas_gemm<double>);
+#define TC_REG_LOOP(T) \
+  register_kernel(Op::gemm, DeviceType::CPU, DTypeOf<T>::value, (void*)&loop_gemm<T>);
+    TC_REG_LOOP(uint8_t) TC_REG_LOOP(int8_t) TC_REG_LOOP(int16_t) TC_REG_LOOP(int32_t)
+    TC_REG_LOOP(int64_t)
+#undef TC_REG_LOOP
+  }
+} register_gemm;
+
+static void check_dtypes(const char* op, const Tensor& a, const Tensor& b) {
+  TC_CHECK(a.dtype() == b.dtype(), Runtime, op, ": expected both operands to have the same dtype, "
+           "but got ", dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
+  TC_CHECK(a.dtype() != ScalarType::Bool, Runtime, op, ": not implemented for dtype bool");
+}
+
+// c (m x n, fresh or user-given) = alpha * a @ b + beta * c
+static void gemm_into(const Tensor& c, const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta) {
+  if (c.numel() == 0) return;
+  if (a.size(1) == 0) {  // empty inner dimension: only the beta * c term
+    if (beta.d == 0) fill_(c, Scalar::from_int(0));
+    else copy_(c, binary(Op::mul, c, wrap_scalar(beta)));
+    return;
+  }
+  for (int64_t s : {a.size(0), a.size(1), b.size(1)})
+    TC_CHECK(s < (int64_t(1) << 31), NotImplemented, "matrix products with a dimension of 2^31 "
+             "or more are not supported");
+  ScalarType dt = a.dtype();
+  if (dt == ScalarType::Half || dt == ScalarType::BFloat16) {  // via float32
+    Tensor cf = to_dtype(c, ScalarType::Float, true);
+    gemm_into(cf, to_dtype(a, ScalarType::Float), to_dtype(b, ScalarType::Float), alpha, beta);
+    copy_(c, cf);
+    return;
+  }
+  bool direct = c.stride(1) == 1 && c.stride(0) >= c.size(1);
+  Tensor target = direct ? c : contiguous(c);
+  GemmArgs g{&a, &b, &target, alpha, beta};
+  find_kernel<GemmFn>(Op::gemm, c.device(), dt)(g);
+  if (!direct) copy_(c, target);
+  c.bump_version();
+}
+
+static Tensor prepare_out(const Tensor& out, const Shape& shape, ScalarType dtype, const char* op) {
+  if (!out.defined()) return empty(shape, dtype);
+  TC_CHECK(out.dtype() == dtype, Runtime, op, ": expected out tensor to have dtype ", dtype_name(dtype),
+           ", but got ", dtype_name(out.dtype()));
+  if (out.sizes() != shape) resize_(out, shape);
+  return out;
+}
+
+static void check_mm(const char* op, const Tensor& a, const Tensor& b) {
+  TC_CHECK(a.dim() == 2 && b.dim() == 2, Runtime, op, ": expected 2-D tensors, got shapes ",
+           shape_str(a.sizes()), " and ", shape_str(b.sizes()));
+  TC_CHECK(a.size(1) == b.size(0), Runtime, op, ": shapes ", shape_str(a.sizes()), " and ",
+           shape_str(b.sizes()), " cannot be multiplied (", a.size(1), " != ", b.size(0), ")");
+  check_dtypes(op, a, b);
+}
+
+Tensor mm(const Tensor& a, const Tensor& b, const Tensor& out) {
+  check_mm("mm", a, b);
+  Tensor c = prepare_out(out, {a.size(0), b.size(1)}, a.dtype(), "mm");
+  gemm_into(c, a, b, Scalar::from_int(1), Scalar::from_int(0));
+  return c;
+}
+
+Tensor addmm(const Tensor& input, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha,
+             const Tensor& out) {
+  check_mm("addmm", a, b);
+  check_dtypes("addmm", input, a);
+  Tensor c = prepare_out(out, {a.size(0), b.size(1)}, a.dtype(), "addmm");
+  if (beta.d != 0) {
+    if (!c.same(input)) copy_(c, expand(input, c.sizes()));
+  } else {
+    beta = Scalar::from_int(0);
+  }
+  gemm_into(c, a, b, alpha, beta);
+  return c;
+}
+
+static void check_bmm(const char* op, const Tensor& a, const Tensor& b) {
+  TC_CHECK(a.dim() == 3 && b.dim() == 3, Runtime, op, ": expected 3-D tensors, got shapes ",
+           shape_str(a.sizes()), " and ", shape_str(b.sizes()));
+  TC_CHECK(a.size(0) == b.size(0) && a.size(2) == b.size(1), Runtime, op, ": shapes ",
+           shape_str(a.sizes()), " and ", shape_str(b.sizes()), " cannot be multiplied");
+  check_dtypes(op, a, b);
+}
+
+Tensor baddbmm(const Tensor& input, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha,
+               const Tensor& out) {
+  check_bmm("baddbmm", a, b);
+  Tensor c = prepare_out(out, {a.size(0), a.size(1), b.size(2)}, a.dtype(), "baddbmm");
+  if (input.defined() && beta.d != 0) {
+    check_dtypes("baddbmm", input, a);
+    if (!c.same(input)) copy_(c, expand(input, c.sizes()));
+  } else {
+    beta = Scalar::from_int(0);
+  }
+  for (int64_t i = 0; i < a.size(0); i++)
+    gemm_into(select(c, 0, i), select(a, 0, i), select(b, 0, i), alpha, beta);
+  return c;
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b, const Tensor& out) {
+  return baddbmm(Tensor(), a, b, Scalar::from_int(0), Scalar::from_int(1), out);
+}
+
+Tensor mv(const Tensor& a, const Tensor& v, const Tensor& out) {
+  TC_CHECK(a.dim() == 2 && v.dim() == 1, Runtime, "mv: expected a 2-D matrix and a 1-D vector, got "
+           "shapes ", shape_str(a.sizes()), " and ", shape_str(v.sizes()));
+  TC_CHECK(a.size(1) == v.size(0), Runtime, "mv: shapes ", shape_str(a.sizes()), " and ",
+           shape_str(v.sizes()), " cannot be multiplied (", a.size(1), " != ", v.size(0), ")");
+  check_dtypes("mv", a, v);
+  Tensor c = prepare_out(out, {a.size(0)}, a.dtype(), "mv");
+  gemm_into(unsqueeze(c, 1), a, unsqueeze(v, 1), Scalar::from_int(1), Scalar::from_int(0));
+  return c;
+}
+
+Tensor addmv(const Tensor& input, const Tensor& a, const Tensor& v, Scalar beta, Scalar alpha,
+             const Tensor& out) {
+  TC_CHECK(a.dim() == 2 && v.dim() == 1 && a.size(1) == v.size(0), Runtime, "addmv: shapes ",
+           shape_str(a.sizes()), " and ", shape_str(v.sizes()), " cannot be multiplied");
+  check_dtypes("addmv", a, v);
+  check_dtypes("addmv", input, a);
+  Tensor c = prepare_out(out, {a.size(0)}, a.dtype(), "addmv");
+  if (beta.d != 0) {
+    if (!c.same(input)) copy_(c, expand(input, c.sizes()));
+  } else {
+    beta = Scalar::from_int(0);
+  }
+  gemm_into(unsqueeze(c, 1), a, unsqueeze(v, 1), alpha, beta);
+  return c;
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  TC_CHECK(a.dim() == 1 && b.dim() == 1, Runtime, "dot: expected 1-D tensors, got shapes ",
+           shape_str(a.sizes()), " and ", shape_str(b.sizes()));
+  TC_CHECK(a.size(0) == b.size(0), Runtime, "dot: inconsistent tensor sizes ", shape_str(a.sizes()),
+           " and ", shape_str(b.sizes()));
+  check_dtypes("dot", a, b);
+  Tensor c = empty({1, 1}, a.dtype());
+  gemm_into(c, unsqueeze(a, 0), unsqueeze(b, 1), Scalar::from_int(1), Scalar::from_int(0));
+  return view(c, {});
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
+  TC_CHECK(a.dim() > 0 && b.dim() > 0, Runtime, "matmul: both arguments need at least 1 dimension, "
+           "got shapes ", shape_str(a.sizes()), " and ", shape_str(b.sizes()));
+  if (a.dim() == 1 && b.dim() == 1) {
+    Tensor r = dot(a, b);
+    if (out.defined()) { resize_(out, {}); copy_(out, r); return out; }
+    return r;
+  }
+  if (a.dim() == 2 && b.dim() == 2) return mm(a, b, out);
+  if (a.dim() == 2 && b.dim() == 1) return mv(a, b, out);
+  if (a.dim() == 1 && b.dim() == 2) {
+    TC_CHECK(a.size(0) == b.size(0), Runtime, "matmul: shapes ", shape_str(a.sizes()), " and ",
+             shape_str(b.sizes()), " cannot be multiplied (", a.size(0), " != ", b.size(0), ")");
+    Tensor r = squeeze_dims(mm(unsqueeze(a, 0), b), {0});
+    if (out.defined()) { resize_(out, r.sizes()); copy_(out, r); return out; }
+    return r;
+  }
+  // Batched: 1-D operands become a row/column, batch dims broadcast.
+  Tensor x = a.dim() == 1 ? unsqueeze(a, 0) : a, y = b.dim() == 1 ? unsqueeze(b, 1) : b;
+  int64_t n = x.size(-1 + x.dim()), m = x.size(x.dim() - 2), p = y.size(y.dim() - 1);
+  TC_CHECK(n == y.size(y.dim() - 2), Runtime, "matmul: shapes ", shape_str(a.sizes()), " and ",
+           shape_str(b.sizes()), " cannot be multiplied (", n, " != ", y.size(y.dim() - 2), ")");
+  check_dtypes("matmul", a, b);
+  Shape bx(x.sizes().begin(), x.sizes().end() - 2), by(y.sizes().begin(), y.sizes().end() - 2);
+  Shape batch = broadcast_shapes(bx, by, "matmul");
+  Shape res_shape = batch;
+  if (a.dim() > 1) res_shape.push_back(m);
+  if (b.dim() > 1) res_shape.push_back(p);
+  Tensor r;
+  if (y.dim() == 2 && by.empty()) {  // fold the batch into rows: one big GEMM
+    Tensor x2 = reshape(x, {-1, n});
+    r = view(mm(x2, y), res_shape);
+  } else {
+    int64_t nb = 1;
+    for (auto s : batch) nb *= s;
+    Shape xs = batch, ys = batch;
+    xs.push_back(m); xs.push_back(n);
+    ys.push_back(n); ys.push_back(p);
+    Tensor x3 = reshape(expand(x, xs), {nb, m, n}), y3 = reshape(expand(y, ys), {nb, n, p});
+    r = view(bmm(x3, y3), res_shape);
+  }
+  if (out.defined()) { resize_(out, r.sizes()); copy_(out, r); return out; }
+  return r;
+}
+
+}  // namespace tc

@@ -1,0 +1,357 @@
+// core.h — the tensor core's data model.
+//
+// A Tensor is a handle to a TensorImpl: a view (offset, sizes, strides, dtype) onto a
+// Storage (a refcounted byte buffer with a device and a deleter). Views share the storage.
+//
+//   Tensor x = empty({2, 3}, ScalarType::Float);   // contiguous: strides {3, 1}
+//   Tensor y = transpose(x, 0, 1);                  // sizes {3, 2}, strides {1, 3}, same storage
+//
+// Note [Layout]: sizes and strides are counted in elements, not bytes; offset too. The
+// element (i0, i1, ...) lives at data_ptr + (offset + sum_k i_k * stride_k) * itemsize.
+// Strides may be zero (expand) and need not be sorted (transpose).
+//
+// Note [Versions]: every in-place write bumps the storage's version counter; all views of
+// a storage share it, which is what autograd checks when a saved tensor is reused.
+//
+// Note [Errors]: user errors are thrown as TorchError with a Python exception kind; the
+// binding translates them. Nothing here aborts on bad input.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tc {
+
+// ---------------------------------------------------------------- errors
+enum class ErrorKind { Runtime, Index, Type, Value, NotImplemented };
+
+struct TorchError : std::runtime_error {
+  ErrorKind kind;
+  TorchError(ErrorKind k, const std::string& msg) : std::runtime_error(msg), kind(k) {}
+};
+
+template <class... Args>
+std::string cat_str(const Args&... args) {
+  std::ostringstream ss;
+  (ss << ... << args);
+  return ss.str();
+}
+
+template <class... Args>
+[[noreturn]] void fail(ErrorKind kind, const Args&... args) {
+  throw TorchError(kind, cat_str(args...));
+}
+
+#define TC_CHECK(cond, kind, ...) \
+  do {                            \
+    if (!(cond)) ::tc::fail(::tc::ErrorKind::kind, __VA_ARGS__); \
+  } while (0)
+
+// ---------------------------------------------------------------- small vector
+// Shapes have few dims: keep up to 6 inline so creating a tensor does not allocate for them.
+template <class T, int N = 6>
+class SmallVec {
+ public:
+  SmallVec() = default;
+  SmallVec(std::initializer_list<T> l) { assign(l.begin(), l.end()); }
+  template <class It>
+  SmallVec(It b, It e) { assign(b, e); }
+  explicit SmallVec(size_t n, T v = T()) { resize(n, v); }
+  SmallVec(const SmallVec& o) { assign(o.begin(), o.end()); }
+  SmallVec& operator=(const SmallVec& o) {
+    if (this != &o) assign(o.begin(), o.end());
+    return *this;
+  }
+  SmallVec(const std::vector<T>& v) { assign(v.begin(), v.end()); }
+
+  template <class It>
+  void assign(It b, It e) {
+    size_ = 0;
+    for (; b != e; ++b) push_back(*b);
+  }
+  void push_back(T v) {
+    if (size_ == cap()) grow();
+    data()[size_++] = v;
+  }
+  void pop_back() { --size_; }
+  void resize(size_t n, T v = T()) {
+    while (size_ > n) --size_;
+    while (size_ < n) push_back(v);
+  }
+  void insert(size_t pos, T v) {
+    push_back(v);
+    for (size_t i = size_ - 1; i > pos; --i) data()[i] = data()[i - 1];
+    data()[pos] = v;
+  }
+  void erase(size_t pos) {
+    for (size_t i = pos; i + 1 < size_; ++i) data()[i] = data()[i + 1];
+    --size_;
+  }
+  T* data() { return heap_.empty() ? inline_ : heap_.data(); }
+  const T* data() const { return heap_.empty() ? inline_ : heap_.data(); }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T& operator[](size_t i) { return data()[i]; }
+  const T& operator[](size_t i) const { return data()[i]; }
+  T& back() { return data()[size_ - 1]; }
+  T* begin() { return data(); }
+  T* end() { return data() + size_; }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + size_; }
+  bool operator==(const SmallVec& o) const {
+    return size_ == o.size_ && std::equal(begin(), end(), o.begin());
+  }
+  bool operator!=(const SmallVec& o) const { return !(*this == o); }
+  std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
+
+ private:
+  size_t cap() const { return heap_.empty() ? N : heap_.size(); }
+  void grow() {
+    std::vector<T> h(cap() * 2);
+    std::copy(data(), data() + size_, h.begin());
+    heap_.swap(h);
+  }
+  T inline_[N];
+  std::vector<T> heap_;
+  size_t size_ = 0;
+};
+
+using Shape = SmallVec<int64_t>;
+
+std::string shape_str(const Shape& s);  // "(2, 3)"
+
+// ---------------------------------------------------------------- 16-bit floats
+// Storage formats only: arithmetic converts to float and back.
+struct Half {
+  uint16_t x;
+  Half() = default;
+  Half(float f);  // round to nearest even
+  operator float() const;
+};
+struct BFloat16 {
+  uint16_t x;
+  BFloat16() = default;
+  BFloat16(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    if ((u & 0x7fffffff) > 0x7f800000) {
+      x = 0x7fc0;  // NaN
+    } else {
+      u += 0x7fff + ((u >> 16) & 1);
+      x = uint16_t(u >> 16);
+    }
+  }
+  operator float() const {
+    uint32_t u = uint32_t(x) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+};
+
+// ---------------------------------------------------------------- dtypes
+// The order is the dispatch-table index. X(enum name, C++ type, python name)
+#define TC_FORALL_DTYPES(X)         \
+  X(Bool, bool, "bool")             \
+  X(Byte, uint8_t, "uint8")         \
+  X(Char, int8_t, "int8")           \
+  X(Short, int16_t, "int16")        \
+  X(Int, int32_t, "int32")          \
+  X(Long, int64_t, "int64")         \
+  X(Half, ::tc::Half, "float16")    \
+  X(BFloat16, ::tc::BFloat16, "bfloat16") \
+  X(Float, float, "float32")        \
+  X(Double, double, "float64")
+
+enum class ScalarType : int8_t {
+#define TC_ENUM(name, T, py) name,
+  TC_FORALL_DTYPES(TC_ENUM)
+#undef TC_ENUM
+  NumTypes,
+  Undefined
+};
+constexpr int kNumDTypes = int(ScalarType::NumTypes);
+
+size_t itemsize(ScalarType t);
+const char* dtype_name(ScalarType t);     // "float32"
+const char* legacy_name(ScalarType t);    // "Float" (for "torch.FloatTensor")
+inline bool is_floating(ScalarType t) {
+  return t == ScalarType::Half || t == ScalarType::BFloat16 || t == ScalarType::Float ||
+         t == ScalarType::Double;
+}
+inline bool is_integral(ScalarType t, bool include_bool) {
+  return (t >= ScalarType::Byte && t <= ScalarType::Long) ||
+         (include_bool && t == ScalarType::Bool);
+}
+ScalarType promote_types(ScalarType a, ScalarType b);
+ScalarType default_dtype();
+void set_default_dtype(ScalarType t);
+bool can_cast(ScalarType from, ScalarType to);  // PyTorch's "same kind" rule
+
+template <class T> struct DTypeOf;
+#define TC_DTYPEOF(name, T, py) \
+  template <> struct DTypeOf<T> { static constexpr ScalarType value = ScalarType::name; };
+TC_FORALL_DTYPES(TC_DTYPEOF)
+#undef TC_DTYPEOF
+
+// Call f.template operator()<T>() with T the C++ type of dtype t.
+template <class F>
+decltype(auto) visit_dtype(ScalarType t, F&& f) {
+  switch (t) {
+#define TC_CASE(name, T, py) \
+  case ScalarType::name:     \
+    return f(T());
+    TC_FORALL_DTYPES(TC_CASE)
+#undef TC_CASE
+    default:
+      fail(ErrorKind::Runtime, "unknown dtype");
+  }
+}
+
+// Compute type: 16-bit floats compute in float.
+template <class T> struct AccOf { using type = T; };
+template <> struct AccOf<Half> { using type = float; };
+template <> struct AccOf<BFloat16> { using type = float; };
+
+// ---------------------------------------------------------------- scalars
+// A Python number: its kind decides how it promotes ("weak" scalars).
+struct Scalar {
+  enum Kind { Bool, Int, Float } kind = Int;
+  double d = 0;
+  int64_t i = 0;
+  Scalar() = default;
+  static Scalar from_bool(bool b) { Scalar s; s.kind = Bool; s.i = b; s.d = b; return s; }
+  static Scalar from_int(int64_t v) { Scalar s; s.kind = Int; s.i = v; s.d = double(v); return s; }
+  static Scalar from_double(double v) { Scalar s; s.kind = Float; s.d = v; s.i = int64_t(v); return s; }
+  template <class T> T to() const {
+    if (kind == Float) return T(static_cast<typename AccOf<T>::type>(d));
+    return T(static_cast<typename AccOf<T>::type>(i));
+  }
+  ScalarType natural_dtype() const {  // the dtype a tensor made from this number gets
+    return kind == Bool ? ScalarType::Bool : kind == Int ? ScalarType::Long : default_dtype();
+  }
+};
+
+// ---------------------------------------------------------------- devices
+enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
+constexpr int kNumDevices = 2;
+struct Device {
+  DeviceType type = DeviceType::CPU;
+  int index = -1;
+  bool operator==(const Device& o) const { return type == o.type && index == o.index; }
+  std::string str() const;
+};
+
+// ---------------------------------------------------------------- storage
+// A byte buffer. The deleter runs when the last view goes; `owner` keeps a foreign
+// buffer alive (a NumPy array, a DLPack capsule, a shared-memory mapping).
+struct Storage {
+  void* data = nullptr;
+  size_t nbytes = 0;
+  Device device;
+  void (*deleter)(void* data, void* ctx) = nullptr;
+  void* ctx = nullptr;
+  int64_t version = 0;  // Note [Versions]
+  bool resizable = true;
+  ~Storage() {
+    if (deleter) deleter(data, ctx);
+  }
+};
+using StoragePtr = std::shared_ptr<Storage>;
+
+// Allocators are per device: a backend (CUDA, shared memory) installs its own.
+struct Allocator {
+  virtual ~Allocator() = default;
+  virtual StoragePtr allocate(size_t nbytes) = 0;
+};
+Allocator* get_allocator(DeviceType d);
+void set_allocator(DeviceType d, Allocator* a);
+
+// ---------------------------------------------------------------- tensor
+struct TensorImpl {
+  StoragePtr storage;
+  int64_t offset = 0;  // elements, Note [Layout]
+  Shape sizes, strides;
+  ScalarType dtype = ScalarType::Float;
+  bool requires_grad = false;
+  bool wrapped_number = false;  // made from a Python scalar: promotes weakly
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> i) : impl_(std::move(i)) {}
+  bool defined() const { return bool(impl_); }
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+
+  int64_t dim() const { return int64_t(impl_->sizes.size()); }
+  const Shape& sizes() const { return impl_->sizes; }
+  const Shape& strides() const { return impl_->strides; }
+  int64_t size(int64_t d) const { return impl_->sizes[d]; }
+  int64_t stride(int64_t d) const { return impl_->strides[d]; }
+  int64_t offset() const { return impl_->offset; }
+  ScalarType dtype() const { return impl_->dtype; }
+  Device device() const { return impl_->storage->device; }
+  size_t itemsize() const { return tc::itemsize(impl_->dtype); }
+  int64_t numel() const {
+    int64_t n = 1;
+    for (auto s : impl_->sizes) n *= s;
+    return n;
+  }
+  char* data() const {
+    return static_cast<char*>(impl_->storage->data) + impl_->offset * int64_t(itemsize());
+  }
+  template <class T> T* data_as() const { return reinterpret_cast<T*>(data()); }
+  bool is_contiguous() const;
+  bool same(const Tensor& o) const { return impl_ == o.impl_; }
+  void bump_version() const { impl_->storage->version++; }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// ---------------------------------------------------------------- tensor basics (tensor.cpp)
+Shape contiguous_strides(const Shape& sizes);
+int64_t wrap_dim(int64_t d, int64_t ndim, const char* op);  // negative dims; IndexError
+Tensor empty(const Shape& sizes, ScalarType dtype, Device device = Device());
+Tensor empty_like(const Tensor& t, ScalarType dtype = ScalarType::Undefined);
+Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset);
+Tensor scalar_tensor(const Scalar& s, ScalarType dtype);
+Tensor wrap_scalar(const Scalar& s);  // 0-d tensor flagged as a wrapped number
+Scalar item(const Tensor& t);
+void resize_(const Tensor& t, const Shape& sizes);
+
+// views
+Tensor view(const Tensor& t, Shape sizes);
+Tensor reshape(const Tensor& t, Shape sizes);
+Tensor transpose(const Tensor& t, int64_t d0, int64_t d1);
+Tensor permute(const Tensor& t, const Shape& dims);
+Tensor expand(const Tensor& t, Shape sizes);
+Tensor squeeze(const Tensor& t);
+Tensor squeeze_dims(const Tensor& t, const Shape& dims);
+Tensor unsqueeze(const Tensor& t, int64_t d);
+Tensor narrow(const Tensor& t, int64_t d, int64_t start, int64_t len);
+Tensor select(const Tensor& t, int64_t d, int64_t index);
+Tensor slice(const Tensor& t, int64_t d, int64_t start, int64_t stop, int64_t step);
+Tensor unfold(const Tensor& t, int64_t d, int64_t size, int64_t step);
+Tensor as_strided(const Tensor& t, Shape sizes, Shape strides, int64_t offset);
+Tensor diagonal(const Tensor& t, int64_t offset, int64_t d1, int64_t d2);
+Tensor flatten(const Tensor& t, int64_t start, int64_t end);
+Tensor alias(const Tensor& t);  // a new handle onto the same view (detach, .data)
+
+// copies
+Tensor contiguous(const Tensor& t);
+Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy = false);
+Tensor clone(const Tensor& t);
+void copy_(const Tensor& dst, const Tensor& src);  // broadcasts src, casts dtype
+bool may_overlap(const Tensor& a, const Tensor& b);
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
+
+}  // namespace tc

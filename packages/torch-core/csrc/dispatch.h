@@ -1,0 +1,70 @@
+// dispatch.h — the op set and the one kernel table keyed by (op, device, dtype).
+//
+// Every op of the core is listed once below, in groups. A backend registers a kernel per
+// (op, device, dtype); the op's front end (shape checks, promotion, output allocation) is
+// device-neutral and looks the kernel up here. A CUDA backend adds its registrations in
+// its own files and nothing else changes.
+//
+//   register_kernel(Op::exp, DeviceType::CPU, ScalarType::Float, (void*)&exp_kernel<float>);
+//   auto fn = find_kernel<ElementwiseFn>(Op::exp, t.device().type, t.dtype());
+#pragma once
+#include "core.h"
+
+namespace tc {
+
+// X(name, group)
+#define TC_FORALL_OPS(X)                                                                    \
+  /* unary, computed in floating point */                                                  \
+  X(exp, unary_float) X(exp2, unary_float) X(log, unary_float) X(log2, unary_float)        \
+  X(log10, unary_float) X(log1p, unary_float) X(expm1, unary_float) X(sqrt, unary_float)   \
+  X(rsqrt, unary_float) X(sin, unary_float) X(cos, unary_float) X(tan, unary_float)        \
+  X(asin, unary_float) X(acos, unary_float) X(atan, unary_float) X(sinh, unary_float)      \
+  X(cosh, unary_float) X(tanh, unary_float) X(sigmoid, unary_float) X(erf, unary_float)    \
+  X(erfinv, unary_float) X(reciprocal, unary_float)                                        \
+  /* unary, same dtype in and out */                                                       \
+  X(abs, unary) X(neg, unary) X(sign, unary) X(floor, unary) X(ceil, unary)                \
+  X(round, unary) X(trunc, unary) X(frac, unary) X(bitwise_not, unary)                     \
+  /* unary predicates, bool out */                                                         \
+  X(isnan, predicate) X(isinf, predicate) X(isfinite, predicate) X(logical_not, predicate) \
+  /* binary */                                                                             \
+  X(add, binary) X(sub, binary) X(mul, binary) X(div, binary_float)                        \
+  X(div_floor, binary) X(div_trunc, binary) X(pow, binary) X(atan2, binary_float)          \
+  X(fmod, binary) X(remainder, binary) X(maximum, binary) X(minimum, binary)               \
+  X(bitwise_and, binary) X(bitwise_or, binary) X(bitwise_xor, binary)                      \
+  X(eq, compare) X(ne, compare) X(lt, compare) X(le, compare) X(gt, compare)               \
+  X(ge, compare) X(logical_and, compare) X(logical_or, compare) X(logical_xor, compare)    \
+  /* ternary */                                                                            \
+  X(where, ternary) X(lerp, ternary) X(addcmul, ternary)                 \
+  X(addcdiv, ternary)                                                                      \
+  /* data movement and filling */                                                          \
+  X(copy, movement) X(fill, movement)                                                      \
+  /* reductions */                                                                         \
+  X(sum, reduce) X(prod, reduce) X(amax, reduce) X(amin, reduce) X(all, reduce)            \
+  X(any, reduce) X(argmax, reduce) X(argmin, reduce)                                       \
+  /* matrix products */                                                                    \
+  X(gemm, blas)
+
+enum class Op : int16_t {
+#define TC_OP_ENUM(name, group) name,
+  TC_FORALL_OPS(TC_OP_ENUM)
+#undef TC_OP_ENUM
+  NumOps
+};
+
+const char* op_name(Op op);
+void register_kernel(Op op, DeviceType dev, ScalarType dtype, void* fn);
+void* find_kernel_raw(Op op, Device dev, ScalarType dtype);  // throws naming op/dtype/device
+
+template <class Fn>
+Fn find_kernel(Op op, Device dev, ScalarType dtype) {
+  return reinterpret_cast<Fn>(find_kernel_raw(op, dev, dtype));
+}
+
+// Registration from a static initializer: REGISTER_KERNEL(CPU, exp, Float, fn)
+struct KernelRegistrar {
+  KernelRegistrar(Op op, DeviceType dev, ScalarType dtype, void* fn) {
+    register_kernel(op, dev, dtype, fn);
+  }
+};
+
+}  // namespace tc

@@ -1,0 +1,281 @@
+// iter.cpp — building elementwise iterations: broadcasting, promotion, outputs, layout.
+#include "iter.h"
+
+namespace tc {
+
+// ---------------------------------------------------------------- threads
+static int g_num_threads = 0;
+int get_num_threads() {
+  if (g_num_threads == 0) g_num_threads = omp_get_max_threads();
+  return g_num_threads;
+}
+void set_blas_threads(int n);  // blas.cpp
+void set_num_threads(int n) {
+  TC_CHECK(n > 0, Value, "set_num_threads: expected a positive number of threads, got ", n);
+  g_num_threads = n;
+  omp_set_num_threads(n);
+  set_blas_threads(n);
+}
+
+// ---------------------------------------------------------------- kernel table
+static void* g_kernels[int(Op::NumOps)][kNumDevices][kNumDTypes];
+
+const char* op_name(Op op) {
+  static const char* names[] = {
+#define TC_OP_NAME(name, group) #name,
+      TC_FORALL_OPS(TC_OP_NAME)
+#undef TC_OP_NAME
+  };
+  return names[int(op)];
+}
+
+void register_kernel(Op op, DeviceType dev, ScalarType dtype, void* fn) {
+  g_kernels[int(op)][int(dev)][int(dtype)] = fn;
+}
+
+void* find_kernel_raw(Op op, Device dev, ScalarType dtype) {
+  void* fn = g_kernels[int(op)][int(dev.type)][int(dtype)];
+  TC_CHECK(fn, Runtime, op_name(op), ": not implemented for dtype ", dtype_name(dtype), " on ",
+           dev.str());
+  return fn;
+}
+
+// ---------------------------------------------------------------- promotion
+static ScalarType promote_opt(ScalarType a, ScalarType b) {
+  if (a == ScalarType::Undefined) return b;
+  if (b == ScalarType::Undefined) return a;
+  return promote_types(a, b);
+}
+
+// `higher` comes from a stronger participant (dim>0 tensors over 0-d tensors over numbers):
+// the weaker side only matters when it is of a higher category.
+static ScalarType combine(ScalarType higher, ScalarType lower) {
+  if (higher == ScalarType::Undefined) return lower;
+  if (lower == ScalarType::Undefined || is_floating(higher)) return higher;
+  if (higher == ScalarType::Bool || is_floating(lower)) return promote_types(higher, lower);
+  return higher;
+}
+
+ScalarType result_type(std::initializer_list<Tensor> ts) {
+  ScalarType dim_r = ScalarType::Undefined, zero_r = dim_r, wrapped_r = dim_r;
+  for (const Tensor& t : ts) {
+    if (t.impl()->wrapped_number) {
+      ScalarType w = t.dtype() == ScalarType::Double ? default_dtype() : t.dtype();
+      wrapped_r = promote_opt(wrapped_r, w);
+    } else if (t.dim() == 0) {
+      zero_r = promote_opt(zero_r, t.dtype());
+    } else {
+      dim_r = promote_opt(dim_r, t.dtype());
+    }
+  }
+  return combine(combine(dim_r, zero_r), wrapped_r);
+}
+
+// ---------------------------------------------------------------- building
+ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor& out,
+                                       std::initializer_list<Tensor> inputs) {
+  ElementwiseIter it;
+  const char* name = op_name(spec.op);
+  Tensor ins[kMaxOperands];
+  int n = 0;
+  for (const Tensor& t : inputs) ins[n++] = t;
+  it.ntensors = n + 1;
+
+  Shape shape = ins[0].sizes();
+  Device device = ins[0].device();
+  for (int i = 1; i < n; i++) {
+    if (ins[i].sizes() != shape) shape = broadcast_shapes(shape, ins[i].sizes(), name);
+    TC_CHECK(ins[i].device() == device || ins[i].dim() == 0, Runtime, name,
+             ": expected all tensors to be on the same device, but found ", device.str(), " and ",
+             ins[i].device().str());
+  }
+
+  // `where` keeps its bool condition out of promotion
+  int first = spec.promote_inputs ? 0 : 1;
+  ScalarType compute;
+  if (n - first == 1) compute = ins[first].dtype();
+  else if (n - first == 2) compute = result_type({ins[first], ins[first + 1]});
+  else compute = result_type({ins[first], ins[first + 1], ins[first + 2]});
+  if (spec.int_to_float && !is_floating(compute)) compute = default_dtype();
+  ScalarType res = spec.bool_out ? ScalarType::Bool : compute;
+  it.compute_dtype_ = compute;
+
+  if (out.defined()) {
+    bool inplace = false;
+    for (int i = 0; i < n; i++) inplace |= ins[i].same(out);
+    if (out.sizes() != shape) {
+      TC_CHECK(!inplace, Runtime, name, ": output with shape ", shape_str(out.sizes()),
+               " doesn't match the broadcast shape ", shape_str(shape));
+      resize_(out, shape);
+    }
+    if (out.dtype() != res) {
+      TC_CHECK(can_cast(res, out.dtype()), Runtime, name, ": result type ", dtype_name(res),
+               " can't be cast to the desired output type ", dtype_name(out.dtype()));
+      it.user_out_ = out;
+      it.out_ = empty(shape, res, device);
+    } else {
+      it.out_ = out;
+    }
+    out.bump_version();
+  } else {
+    it.out_ = empty(shape, res, device);
+  }
+
+  for (int i = 0; i < n; i++) {
+    if (i >= first && ins[i].dtype() != compute) ins[i] = to_dtype(ins[i], compute);
+    // An input that partly overlaps the output would be read after it is written.
+    const Tensor& o = it.out_;
+    if (may_overlap(o, ins[i]) &&
+        !(ins[i].data() == o.data() && ins[i].strides() == o.strides() && ins[i].dtype() == o.dtype()))
+      ins[i] = clone(ins[i]);
+  }
+  Tensor ops[kMaxOperands];
+  ops[0] = it.out_;
+  for (int i = 0; i < n; i++) ops[i + 1] = ins[i];
+  it.plan(shape, ops);
+  return it;
+}
+
+ElementwiseIter ElementwiseIter::for_copy(const Tensor& dst, const Tensor& src) {
+  ElementwiseIter it;
+  it.ntensors = src.defined() ? 2 : 1;
+  it.out_ = dst;
+  it.compute_dtype_ = dst.dtype();
+  it.input_dtype = src.defined() ? src.dtype() : dst.dtype();
+  Tensor ops[2] = {dst, src};
+  it.plan(dst.sizes(), ops);
+  return it;
+}
+
+void ElementwiseIter::plan(const Shape& shape, const Tensor* ops) {
+  int nd = int(shape.size());
+  numel_ = 1;
+  for (auto s : shape) numel_ *= s;
+  // Byte strides aligned to `shape`, reversed so that index 0 is the last (fastest) dim.
+  SmallVec<int64_t> st[kMaxOperands];
+  Shape sh(nd);
+  for (int d = 0; d < nd; d++) sh[d] = shape[nd - 1 - d];
+  for (int k = 0; k < ntensors; k++) {
+    const Tensor& t = ops[k];
+    int64_t isz = int64_t(t.itemsize()), lead = nd - t.dim();
+    st[k].resize(nd);
+    for (int d = 0; d < nd; d++) {
+      int64_t td = nd - 1 - d - lead;  // dim of t aligned with reversed dim d
+      st[k][d] = (td < 0 || t.size(td) == 1) ? 0 : t.stride(td) * isz;
+    }
+    base_[k] = t.data();
+    operands_[k] = t;
+  }
+  // Order dims fastest-first by the output's strides (insertion sort keeps it stable).
+  std::vector<int> perm(nd);
+  for (int d = 0; d < nd; d++) perm[d] = d;
+  auto abs_st = [&](int k, int d) { return st[k][d] < 0 ? -st[k][d] : st[k][d]; };
+  for (int i = 1; i < nd; i++)
+    for (int j = i; j > 0; j--) {
+      int a = perm[j - 1], b = perm[j];
+      bool swap = false;
+      for (int k = 0; k < ntensors; k++) {
+        int64_t sa = abs_st(k, a), sb = abs_st(k, b);
+        if (sa == 0 || sb == 0) continue;  // broadcast dims don't decide
+        swap = sb < sa;
+        break;
+      }
+      if (!swap) break;
+      std::swap(perm[j - 1], perm[j]);
+    }
+  // Merge neighbours that are one run for every operand; drop size-1 dims.
+  shape_ = Shape();
+  for (int k = 0; k < ntensors; k++) strides_[k] = SmallVec<int64_t>();
+  for (int i = 0; i < nd; i++) {
+    int d = perm[i];
+    if (sh[d] == 1) continue;
+    bool merge = !shape_.empty();
+    for (int k = 0; k < ntensors && merge; k++)
+      merge = st[k][d] == strides_[k].back() * shape_.back();
+    if (merge) {
+      shape_.back() *= sh[d];
+    } else {
+      shape_.push_back(sh[d]);
+      for (int k = 0; k < ntensors; k++) strides_[k].push_back(st[k][d]);
+    }
+  }
+  if (shape_.empty()) {
+    shape_.push_back(1);
+    for (int k = 0; k < ntensors; k++) strides_[k].push_back(0);
+  }
+  TC_CHECK(shape_.size() <= 16, NotImplemented, "tensors whose layout needs more than 16 "
+           "dimensions after merging are not supported");
+}
+
+Tensor ElementwiseIter::result() {
+  if (user_out_.defined()) {
+    copy_(user_out_, out_);
+    return user_out_;
+  }
+  return out_;
+}
+
+Tensor run_elementwise(const ElementwiseSpec& spec, const Tensor& out,
+                       std::initializer_list<Tensor> inputs, Scalar a0, Scalar a1) {
+  ElementwiseIter it = ElementwiseIter::build(spec, out, inputs);
+  auto fn = find_kernel<ElementwiseFn>(spec.op, it.result_device(), it.compute_dtype());
+  it.args[0] = a0;
+  it.args[1] = a1;
+  fn(it);
+  return it.result();
+}
+
+// ---------------------------------------------------------------- copy
+// Transposed copies go tile by tile so that both sides stay in cache.
+static bool copy_transposed_2d(const Tensor& dst, const Tensor& src) {
+  if (dst.dim() != 2 || !dst.is_contiguous() || src.stride(0) != 1 || src.size(0) < 64 ||
+      src.size(1) < 64 || dst.dtype() != src.dtype())
+    return false;
+  int64_t rows = dst.size(0), cols = dst.size(1), ld = src.stride(1);
+  size_t isz = dst.itemsize();
+  char* out = dst.data();
+  const char* in = src.data();
+  constexpr int64_t B = 32;
+  int nt = rows * cols >= kGrain ? get_num_threads() : 1;
+  visit_dtype(dst.dtype(), [&](auto v) {
+    using T = decltype(v);
+    if (sizeof(T) != isz) return;
+    T* o = reinterpret_cast<T*>(out);
+    const T* s = reinterpret_cast<const T*>(in);
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t i0 = 0; i0 < rows; i0 += B)
+      for (int64_t j0 = 0; j0 < cols; j0 += B) {
+        int64_t ie = std::min(i0 + B, rows), je = std::min(j0 + B, cols);
+        for (int64_t j = j0; j < je; j++)
+          for (int64_t i = i0; i < ie; i++) o[i * cols + j] = s[i + j * ld];
+      }
+  });
+  return true;
+}
+
+void copy_(const Tensor& dst, const Tensor& src_in) {
+  Tensor src = src_in;
+  if (src.sizes() != dst.sizes()) {
+    broadcast_shapes(dst.sizes(), src.sizes(), "copy_");
+    TC_CHECK(src.dim() <= dst.dim(), Runtime, "copy_: source of shape ", shape_str(src.sizes()),
+             " cannot be broadcast to destination of shape ", shape_str(dst.sizes()));
+    src = expand(src, dst.sizes());
+  }
+  dst.bump_version();
+  if (dst.numel() == 0) return;
+  if (may_overlap(dst, src)) {
+    if (src.data() == dst.data() && src.strides() == dst.strides() && src.dtype() == dst.dtype())
+      return;
+    src = clone(src);
+  }
+  if (src.dtype() == dst.dtype() && dst.is_contiguous() && src.is_contiguous() &&
+      dst.device().type == DeviceType::CPU) {
+    std::memcpy(dst.data(), src.data(), size_t(dst.numel()) * dst.itemsize());
+    return;
+  }
+  if (dst.device().type == DeviceType::CPU && copy_transposed_2d(dst, src)) return;
+  ElementwiseIter it = ElementwiseIter::for_copy(dst, src);
+  find_kernel<ElementwiseFn>(Op::copy, dst.device(), dst.dtype())(it);
+}
+
+}  // namespace tc

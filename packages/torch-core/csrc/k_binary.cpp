@@ -1,0 +1,147 @@
+// k_binary.cpp — CPU kernels of binary ops and comparisons.
+#include "kernels.h"
+
+namespace tc {
+
+std::atomic<int> g_kernel_error{0};
+
+template <class A>
+struct AddF {  // x + alpha * y
+  A alpha;
+  explicit AddF(const Scalar* a) : alpha(a[0].to<A>()) {}
+  A operator()(A x, A y) const { return A(x + alpha * y); }
+};
+template <class A>
+struct SubF {
+  A alpha;
+  explicit SubF(const Scalar* a) : alpha(a[0].to<A>()) {}
+  A operator()(A x, A y) const { return A(x - alpha * y); }
+};
+
+// Integer division that never traps: by zero flags an error, MIN / -1 wraps.
+template <class A> A int_div_trunc(A x, A y) {
+  if (y == 0) { flag_kernel_error(KernelError::IntDivByZero); return 0; }
+  if constexpr (std::is_signed_v<A>) if (y == -1) return A(0 - x);
+  return A(x / y);
+}
+template <class A> A int_mod_trunc(A x, A y) {
+  if (y == 0) { flag_kernel_error(KernelError::IntDivByZero); return 0; }
+  if constexpr (std::is_signed_v<A>) if (y == -1) return 0;
+  return A(x % y);
+}
+
+template <class A> A div_floor_impl(A x, A y) {
+  if constexpr (std::is_floating_point_v<A>) {
+    if (y == 0) return x / y;
+    A m = std::fmod(x, y), q = (x - m) / y;
+    if (m != 0 && ((y < 0) != (m < 0))) q -= 1;
+    A fq = std::floor(q);
+    if (q - fq > A(0.5)) fq += 1;
+    return q == 0 ? std::copysign(A(0), x / y) : fq;
+  } else {
+    A q = int_div_trunc(x, y);
+    if constexpr (std::is_signed_v<A>) if (y != 0 && x % y != 0 && ((x < 0) != (y < 0))) q -= 1;
+    return q;
+  }
+}
+template <class A> A div_trunc_impl(A x, A y) {
+  if constexpr (std::is_floating_point_v<A>) return std::trunc(x / y);
+  else return int_div_trunc(x, y);
+}
+template <class A> A remainder_impl(A x, A y) {  // sign of the divisor, like Python's %
+  if constexpr (std::is_floating_point_v<A>) {
+    A m = std::fmod(x, y);
+    return (m != 0 && ((y < 0) != (m < 0))) ? m + y : m;
+  } else {
+    A m = int_mod_trunc(x, y);
+    if constexpr (std::is_signed_v<A>) if (m != 0 && ((y < 0) != (m < 0))) m += y;
+    return m;
+  }
+}
+template <class A> A fmod_impl(A x, A y) {
+  if constexpr (std::is_floating_point_v<A>) return std::fmod(x, y);
+  else return int_mod_trunc(x, y);
+}
+template <class A> A pow_impl(A x, A y) {
+  if constexpr (std::is_floating_point_v<A>) {
+    return std::pow(x, y);
+  } else if constexpr (std::is_same_v<A, bool>) {
+    return x || !y;
+  } else {
+    if constexpr (std::is_signed_v<A>) {
+      if (y < 0) {
+        if (x == 1) return 1;
+        if (x == -1) return (y & 1) ? -1 : 1;
+        flag_kernel_error(KernelError::NegativeIntPower);
+        return 0;
+      }
+    }
+    A r = 1, b = x;
+    for (auto e = y; e; e >>= 1) {  // squaring; overflow wraps like C
+      if (e & 1) r = A(uint64_t(r) * uint64_t(b));
+      b = A(uint64_t(b) * uint64_t(b));
+    }
+    return r;
+  }
+}
+template <class A> A max_impl(A x, A y) {
+  if constexpr (std::is_floating_point_v<A>) if (x != x || y != y) return x != x ? x : y;
+  return x > y ? x : y;
+}
+template <class A> A min_impl(A x, A y) {
+  if constexpr (std::is_floating_point_v<A>) if (x != x || y != y) return x != x ? x : y;
+  return x < y ? x : y;
+}
+
+TC_FN2(MulF, x * y)
+TC_FN2(DivF, x / y)
+TC_FN2(DivFloorF, div_floor_impl(x, y))
+TC_FN2(DivTruncF, div_trunc_impl(x, y))
+TC_FN2(PowF, pow_impl(x, y))
+TC_FN2(Atan2F, std::atan2(x, y))
+TC_FN2(FmodF, fmod_impl(x, y))
+TC_FN2(RemainderF, remainder_impl(x, y))
+TC_FN2(MaximumF, max_impl(x, y))
+TC_FN2(MinimumF, min_impl(x, y))
+TC_FN2(BitAndF, x & y)
+TC_FN2(BitOrF, x | y)
+TC_FN2(BitXorF, x ^ y)
+
+TC_PRED2(EqF, x == y)
+TC_PRED2(NeF, x != y)
+TC_PRED2(LtF, x < y)
+TC_PRED2(LeF, x <= y)
+TC_PRED2(GtF, x > y)
+TC_PRED2(GeF, x >= y)
+TC_PRED2(AndF, bool(x) && bool(y))
+TC_PRED2(OrF, bool(x) || bool(y))
+TC_PRED2(XorF, bool(x) != bool(y))
+
+void register_binary_kernels() {
+  reg<binary_kernel, AddF, TC_ALL>(Op::add);
+  reg<binary_kernel, SubF, TC_NUMERIC>(Op::sub);
+  reg<binary_kernel, MulF, TC_ALL>(Op::mul);
+  reg<binary_kernel, DivF, TC_FLOATS>(Op::div);
+  reg<binary_kernel, DivFloorF, TC_NUMERIC>(Op::div_floor);
+  reg<binary_kernel, DivTruncF, TC_NUMERIC>(Op::div_trunc);
+  reg<binary_kernel, PowF, TC_ALL>(Op::pow);
+  reg<binary_kernel, Atan2F, TC_FLOATS>(Op::atan2);
+  reg<binary_kernel, FmodF, TC_NUMERIC>(Op::fmod);
+  reg<binary_kernel, RemainderF, TC_NUMERIC>(Op::remainder);
+  reg<binary_kernel, MaximumF, TC_ALL>(Op::maximum);
+  reg<binary_kernel, MinimumF, TC_ALL>(Op::minimum);
+  reg<binary_kernel, BitAndF, bool, TC_INTS>(Op::bitwise_and);
+  reg<binary_kernel, BitOrF, bool, TC_INTS>(Op::bitwise_or);
+  reg<binary_kernel, BitXorF, bool, TC_INTS>(Op::bitwise_xor);
+  reg<compare_kernel, EqF, TC_ALL>(Op::eq);
+  reg<compare_kernel, NeF, TC_ALL>(Op::ne);
+  reg<compare_kernel, LtF, TC_ALL>(Op::lt);
+  reg<compare_kernel, LeF, TC_ALL>(Op::le);
+  reg<compare_kernel, GtF, TC_ALL>(Op::gt);
+  reg<compare_kernel, GeF, TC_ALL>(Op::ge);
+  reg<compare_kernel, AndF, TC_ALL>(Op::logical_and);
+  reg<compare_kernel, OrF, TC_ALL>(Op::logical_or);
+  reg<compare_kernel, XorF, TC_ALL>(Op::logical_xor);
+}
+
+}  // namespace tc

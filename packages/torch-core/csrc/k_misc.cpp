@@ -1,0 +1,92 @@
+// k_misc.cpp — CPU kernels of ternary ops, copy (with casts) and fill.
+#include "kernels.h"
+
+namespace tc {
+
+template <class A>
+struct LerpF {  // start + weight * (end - start), exact at both ends
+  explicit LerpF(const Scalar*) {}
+  A operator()(A start, A end, A w) const {
+    return std::abs(w) < A(0.5) ? start + w * (end - start) : end - (end - start) * (A(1) - w);
+  }
+};
+template <class A>
+struct AddcmulF {
+  A value;
+  explicit AddcmulF(const Scalar* a) : value(a[0].to<A>()) {}
+  A operator()(A x, A t1, A t2) const { return A(x + value * t1 * t2); }
+};
+template <class A>
+struct AddcdivF {
+  A value;
+  explicit AddcdivF(const Scalar* a) : value(a[0].to<A>()) {}
+  A operator()(A x, A t1, A t2) const { return A(x + value * t1 / t2); }
+};
+
+// where(cond, a, b): operand 1 is the bool condition, 2 and 3 the values.
+template <class T, template <class> class>
+struct where_kernel {
+  static void run(ElementwiseIter& it) {
+  it.for_each([](char** d, const int64_t* s, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+      *reinterpret_cast<T*>(d[0] + i * s[0]) = *reinterpret_cast<const bool*>(d[1] + i * s[1])
+                                                   ? *reinterpret_cast<const T*>(d[2] + i * s[2])
+                                                   : *reinterpret_cast<const T*>(d[3] + i * s[3]);
+  });
+}
+};
+template <class> struct NoF {};
+
+// Casts go through the compute types: 16-bit floats via float; to bool means "non-zero".
+template <class D, class S> inline D cast_value(S s) {
+  using AD = typename AccOf<D>::type;
+  using AS = typename AccOf<S>::type;
+  if constexpr (std::is_same_v<D, bool>) return AS(s) != AS(0);
+  else return D(static_cast<AD>(AS(s)));
+}
+
+template <class D, template <class> class>
+struct copy_kernel {
+  static void run(ElementwiseIter& it) {
+  visit_dtype(it.input_dtype, [&](auto sv) {
+    using S = decltype(sv);
+    it.for_each([](char** d, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
+        D* o = reinterpret_cast<D*>(d[0]);
+        const S* a = reinterpret_cast<const S*>(d[1]);
+        for (int64_t i = 0; i < n; i++) o[i] = cast_value<D, S>(a[i]);
+      } else {
+        for (int64_t i = 0; i < n; i++)
+          *reinterpret_cast<D*>(d[0] + i * s[0]) =
+              cast_value<D, S>(*reinterpret_cast<const S*>(d[1] + i * s[1]));
+      }
+    });
+  });
+}
+};
+
+template <class T, template <class> class>
+struct fill_kernel {
+  static void run(ElementwiseIter& it) {
+  const T v = it.args[0].to<T>();
+  it.for_each([v](char** d, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(T)) {
+      T* o = reinterpret_cast<T*>(d[0]);
+      for (int64_t i = 0; i < n; i++) o[i] = v;
+    } else {
+      for (int64_t i = 0; i < n; i++) *reinterpret_cast<T*>(d[0] + i * s[0]) = v;
+    }
+  });
+}
+};
+
+void register_misc_kernels() {
+  reg<ternary_kernel, LerpF, TC_FLOATS>(Op::lerp);
+  reg<ternary_kernel, AddcmulF, TC_NUMERIC>(Op::addcmul);
+  reg<ternary_kernel, AddcdivF, TC_FLOATS>(Op::addcdiv);
+  reg<where_kernel, NoF, TC_ALL>(Op::where);
+  reg<copy_kernel, NoF, TC_ALL>(Op::copy);
+  reg<fill_kernel, NoF, TC_ALL>(Op::fill);
+}
+
+}  // namespace tc

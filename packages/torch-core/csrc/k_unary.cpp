@@ -1,0 +1,140 @@
+// k_unary.cpp — CPU kernels of unary ops and predicates.
+#include "kernels.h"
+
+namespace tc {
+
+// exp for float32 written so the compiler vectorises it: 2^k * p(r), r = x - k ln2,
+// |r| <= ln2/2, p a degree-6 Taylor polynomial (error < 2 ulp). Out-of-range inputs
+// saturate to 0 or inf; NaN passes through.
+static inline float vec_expf(float x) {
+  const float log2e = 1.44269504f, ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;
+  float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+  float k = (xc * log2e + 12582912.0f) - 12582912.0f;  // round to nearest
+  float r = (xc - k * ln2_hi) - k * ln2_lo;
+  float p = 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  // 2^k in two factors so that results in the subnormal range stay exact
+  int ki = int(k), k1 = ki / 2, k2 = ki - k1;
+  uint32_t b1 = uint32_t(k1 + 127) << 23, b2 = uint32_t(k2 + 127) << 23;
+  float s1, s2;
+  std::memcpy(&s1, &b1, 4);
+  std::memcpy(&s2, &b2, 4);
+  float y = p * s1 * s2;
+  y = x > 88.7228391f ? std::numeric_limits<float>::infinity() : y;
+  y = x < -103.972084f ? 0.0f : y;
+  return x != x ? x : y;
+}
+
+template <class A> A exp_impl(A x) {
+  if constexpr (std::is_same_v<A, float>) return vec_expf(x);
+  else return std::exp(x);
+}
+
+// Inverse error function: a rational first guess refined by Newton steps on erf.
+template <class A> A erfinv_impl(A y) {
+  double x = double(y);
+  if (x <= -1) return x == -1 ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::quiet_NaN();
+  if (x >= 1) return x == 1 ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::quiet_NaN();
+  if (x != x) return A(x);
+  double w = -std::log((1.0 - x) * (1.0 + x)), r;
+  if (w < 5.0) {
+    w -= 2.5;
+    r = 2.81022636e-08;
+    r = 3.43273939e-07 + r * w; r = -3.5233877e-06 + r * w; r = -4.39150654e-06 + r * w;
+    r = 0.00021858087 + r * w; r = -0.00125372503 + r * w; r = -0.00417768164 + r * w;
+    r = 0.246640727 + r * w; r = 1.50140941 + r * w;
+  } else {
+    w = std::sqrt(w) - 3.0;
+    r = -0.000200214257;
+    r = 0.000100950558 + r * w; r = 0.00134934322 + r * w; r = -0.00367342844 + r * w;
+    r = 0.00573950773 + r * w; r = -0.0076224613 + r * w; r = 0.00943887047 + r * w;
+    r = 1.00167406 + r * w; r = 2.83297682 + r * w;
+  }
+  r *= x;
+  for (int i = 0; i < 2; i++)  // Newton: erf(r) = x
+    r -= (std::erf(r) - x) / (2.0 / std::sqrt(M_PI) * std::exp(-r * r));
+  return A(r);
+}
+
+TC_FN1(ExpF, exp_impl(x))
+TC_FN1(Exp2F, std::exp2(x))
+TC_FN1(LogF, std::log(x))
+TC_FN1(Log2F, std::log2(x))
+TC_FN1(Log10F, std::log10(x))
+TC_FN1(Log1pF, std::log1p(x))
+TC_FN1(Expm1F, std::expm1(x))
+TC_FN1(SqrtF, std::sqrt(x))
+TC_FN1(RsqrtF, A(1) / std::sqrt(x))
+TC_FN1(SinF, std::sin(x))
+TC_FN1(CosF, std::cos(x))
+TC_FN1(TanF, std::tan(x))
+TC_FN1(AsinF, std::asin(x))
+TC_FN1(AcosF, std::acos(x))
+TC_FN1(AtanF, std::atan(x))
+TC_FN1(SinhF, std::sinh(x))
+TC_FN1(CoshF, std::cosh(x))
+TC_FN1(TanhF, std::tanh(x))
+TC_FN1(SigmoidF, A(1) / (A(1) + exp_impl(-x)))
+TC_FN1(ErfF, std::erf(x))
+TC_FN1(ErfinvF, erfinv_impl(x))
+TC_FN1(ReciprocalF, A(1) / x)
+
+template <class A> A abs_impl(A x) {
+  if constexpr (std::is_unsigned_v<A> || std::is_same_v<A, bool>) return x;
+  else if constexpr (std::is_integral_v<A>) return x < 0 ? A(0 - x) : x;  // wraps at the minimum
+  else return std::fabs(x);
+}
+template <class A> A sign_impl(A x) {
+  if constexpr (std::is_same_v<A, bool>) return x;
+  else if constexpr (std::is_floating_point_v<A>) return x != x ? x : A((A(0) < x) - (x < A(0)));
+  else return A((A(0) < x) - (x < A(0)));
+}
+template <class A> A rounding(A x, A (*f)(A)) {
+  if constexpr (std::is_floating_point_v<A>) return f(x);
+  else return x;  // integers are already integral
+}
+
+TC_FN1(AbsF, abs_impl(x))
+TC_FN1(NegF, A(0) - x)
+TC_FN1(SignF, sign_impl(x))
+TC_FN1(FloorF, rounding<A>(x, [](A v) { if constexpr (std::is_floating_point_v<A>) return std::floor(v); else return v; }))
+TC_FN1(CeilF, rounding<A>(x, [](A v) { if constexpr (std::is_floating_point_v<A>) return std::ceil(v); else return v; }))
+TC_FN1(RoundF, rounding<A>(x, [](A v) { if constexpr (std::is_floating_point_v<A>) return std::nearbyint(v); else return v; }))
+TC_FN1(TruncF, rounding<A>(x, [](A v) { if constexpr (std::is_floating_point_v<A>) return std::trunc(v); else return v; }))
+TC_FN1(FracF, x - std::trunc(x))
+TC_FN1(BitwiseNotF, std::is_same_v<A, bool> ? A(!x) : A(~x))
+
+TC_PRED1(IsnanF, x != x)
+TC_PRED1(IsinfF, std::isinf(double(x)))
+TC_PRED1(IsfiniteF, std::isfinite(double(x)))
+TC_PRED1(LogicalNotF, !bool(x))
+
+void register_unary_kernels() {
+#define FLOAT_OP(op, F) reg<unary_kernel, F, TC_FLOATS>(Op::op);
+  FLOAT_OP(exp, ExpF) FLOAT_OP(exp2, Exp2F) FLOAT_OP(log, LogF) FLOAT_OP(log2, Log2F)
+  FLOAT_OP(log10, Log10F) FLOAT_OP(log1p, Log1pF) FLOAT_OP(expm1, Expm1F) FLOAT_OP(sqrt, SqrtF)
+  FLOAT_OP(rsqrt, RsqrtF) FLOAT_OP(sin, SinF) FLOAT_OP(cos, CosF) FLOAT_OP(tan, TanF)
+  FLOAT_OP(asin, AsinF) FLOAT_OP(acos, AcosF) FLOAT_OP(atan, AtanF) FLOAT_OP(sinh, SinhF)
+  FLOAT_OP(cosh, CoshF) FLOAT_OP(tanh, TanhF) FLOAT_OP(sigmoid, SigmoidF) FLOAT_OP(erf, ErfF)
+  FLOAT_OP(erfinv, ErfinvF) FLOAT_OP(reciprocal, ReciprocalF) FLOAT_OP(frac, FracF)
+#undef FLOAT_OP
+  reg<unary_kernel, AbsF, TC_NUMERIC>(Op::abs);
+  reg<unary_kernel, NegF, TC_NUMERIC>(Op::neg);
+  reg<unary_kernel, SignF, TC_ALL>(Op::sign);
+  reg<unary_kernel, FloorF, TC_NUMERIC>(Op::floor);
+  reg<unary_kernel, CeilF, TC_NUMERIC>(Op::ceil);
+  reg<unary_kernel, RoundF, TC_NUMERIC>(Op::round);
+  reg<unary_kernel, TruncF, TC_NUMERIC>(Op::trunc);
+  reg<unary_kernel, BitwiseNotF, bool, TC_INTS>(Op::bitwise_not);
+  reg<predicate_kernel, IsnanF, TC_ALL>(Op::isnan);
+  reg<predicate_kernel, IsinfF, TC_ALL>(Op::isinf);
+  reg<predicate_kernel, IsfiniteF, TC_ALL>(Op::isfinite);
+  reg<predicate_kernel, LogicalNotF, TC_ALL>(Op::logical_not);
+}
+
+}  // namespace tc

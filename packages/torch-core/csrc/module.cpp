@@ -1,0 +1,262 @@
+// module.cpp — the torch._C extension module: errors, dtypes, devices, generators, and
+// the registration of the Tensor class (methods in bind_tensor/bind_ops/bind_interop).
+#include "bind.h"
+
+namespace tc {
+
+// Leaked on purpose: Python objects must not be destroyed after the interpreter has gone.
+static py::object* g_dtype_objects = new py::object[kNumDTypes];
+static py::object& g_size_class = *new py::object();
+
+py::object dtype_object(ScalarType t) { return g_dtype_objects[int(t)]; }
+
+ScalarType to_dtype_arg(py::handle h, const char* op) {
+  if (py::isinstance<DTypeObj>(h)) return h.cast<DTypeObj&>().type;
+  if (h.ptr() == (PyObject*)&PyFloat_Type) return ScalarType::Double;
+  if (h.ptr() == (PyObject*)&PyLong_Type) return ScalarType::Long;
+  if (h.ptr() == (PyObject*)&PyBool_Type) return ScalarType::Bool;
+  fail(ErrorKind::Type, op, "(): argument 'dtype' must be torch.dtype, not ",
+       std::string(py::str(h.get_type().attr("__name__"))));
+}
+
+ScalarType opt_dtype(py::handle h, const char* op) {
+  return h.is_none() ? ScalarType::Undefined : to_dtype_arg(h, op);
+}
+
+Device to_device_arg(py::handle h) {
+  if (py::isinstance<Device>(h)) return h.cast<Device>();
+  if (PyLong_Check(h.ptr())) return Device{DeviceType::CUDA, h.cast<int>()};
+  TC_CHECK(py::isinstance<py::str>(h), Type, "expected a torch.device or a string, got ",
+           std::string(py::str(h.get_type().attr("__name__"))));
+  std::string s = h.cast<std::string>();
+  Device d;
+  std::string type = s.substr(0, s.find(':'));
+  if (type == "cpu") d.type = DeviceType::CPU;
+  else if (type == "cuda") d.type = DeviceType::CUDA;
+  else fail(ErrorKind::Runtime, "Expected one of cpu, cuda device type at start of device string: ", s);
+  if (s.find(':') != std::string::npos) {
+    std::string idx = s.substr(s.find(':') + 1);
+    TC_CHECK(!idx.empty() && idx.find_first_not_of("0123456789") == std::string::npos, Runtime,
+             "Invalid device string: '", s, "'");
+    d.index = std::stoi(idx);
+  }
+  return d;
+}
+
+bool is_number(py::handle h) {
+  return PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr());  // bool is a subclass of int
+}
+
+Scalar to_scalar(py::handle h, const char* op, const char* arg) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o)) return Scalar::from_bool(o == Py_True);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    TC_CHECK(!overflow, Runtime, op, ": value for argument '", arg, "' cannot be converted to int64 "
+             "without overflow");
+    return Scalar::from_int(v);
+  }
+  if (PyFloat_Check(o)) return Scalar::from_double(PyFloat_AS_DOUBLE(o));
+  if (py::isinstance<Tensor>(h)) {
+    const Tensor& t = h.cast<const Tensor&>();
+    TC_CHECK(t.numel() == 1, Runtime, op, ": argument '", arg, "' must be a number or a one-element "
+             "tensor, got a tensor of shape ", shape_str(t.sizes()));
+    return item(t);
+  }
+  if (PyObject_HasAttrString(o, "__index__")) return Scalar::from_int(h.attr("__index__")().cast<int64_t>());
+  if (PyObject_HasAttrString(o, "__float__")) return Scalar::from_double(h.attr("__float__")().cast<double>());
+  fail(ErrorKind::Type, op, "(): argument '", arg, "' must be a Number, not ",
+       std::string(py::str(h.get_type().attr("__name__"))));
+}
+
+Tensor tensor_or_scalar(py::handle h, const char* op, const char* arg) {
+  if (py::isinstance<Tensor>(h)) return h.cast<const Tensor&>();
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o)) return wrap_scalar(to_scalar(h, op, arg));
+  fail(ErrorKind::Type, op, "(): argument '", arg, "' must be Tensor or Number, not ",
+       std::string(py::str(h.get_type().attr("__name__"))));
+}
+
+Tensor opt_tensor(py::handle h) {
+  if (h.is_none()) return Tensor();
+  TC_CHECK(py::isinstance<Tensor>(h), Type, "argument 'out' must be a Tensor, not ",
+           std::string(py::str(h.get_type().attr("__name__"))));
+  return h.cast<const Tensor&>();
+}
+
+Shape to_shape(py::handle h, const char* op) {
+  Shape s;
+  if (PyLong_Check(h.ptr())) {
+    s.push_back(h.cast<int64_t>());
+    return s;
+  }
+  TC_CHECK(PySequence_Check(h.ptr()) && !py::isinstance<Tensor>(h), Type, op,
+           "(): argument 'size' must be a tuple of ints, not ",
+           std::string(py::str(h.get_type().attr("__name__"))));
+  for (auto item : py::reinterpret_borrow<py::sequence>(h)) {
+    TC_CHECK(PyLong_Check(item.ptr()) || PyObject_HasAttrString(item.ptr(), "__index__"), Type, op,
+             "(): argument 'size' must be a tuple of ints, but found element of type ",
+             std::string(py::str(item.get_type().attr("__name__"))));
+    s.push_back(item.attr("__index__")().cast<int64_t>());
+  }
+  return s;
+}
+
+Shape shape_from_args(const py::args& args, const char* op) {
+  if (args.size() == 1 && !PyLong_Check(args[0].ptr())) return to_shape(args[0], op);
+  return to_shape(args, op);
+}
+
+DimList to_dims(py::handle h, const char* op) {
+  DimList d;
+  if (h.is_none()) return d;
+  d.all = false;
+  d.dims = to_shape(h, op);
+  return d;
+}
+
+py::object size_object(const Shape& s) {
+  py::tuple t(s.size());
+  for (size_t i = 0; i < s.size(); i++) t[i] = py::int_(s[i]);
+  return g_size_class ? g_size_class(t) : py::object(t);
+}
+
+Generator* opt_generator(py::handle h) {
+  return h.is_none() ? nullptr : &h.cast<Generator&>();
+}
+
+py::object wrap_result(py::handle self, const Tensor& r) {
+  return py::reinterpret_borrow<py::object>(self);
+}
+
+}  // namespace tc
+
+using namespace tc;
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "The compiled tensor core of torch (C++): storage, tensors, dispatch table, kernels.";
+  m.attr("__version__") = TORCH_VERSION;
+  register_cpu_kernels();
+
+  // Errors: the kind decides the Python exception type; the message already names op/shapes.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const TorchError& e) {
+      PyObject* type = PyExc_RuntimeError;
+      switch (e.kind) {
+        case ErrorKind::Index: type = PyExc_IndexError; break;
+        case ErrorKind::Type: type = PyExc_TypeError; break;
+        case ErrorKind::Value: type = PyExc_ValueError; break;
+        case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
+        default: break;
+      }
+      PyErr_SetString(type, e.what());
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(PyExc_MemoryError, "out of memory");
+    }
+  });
+
+  // ---------------------------------------------------------------- dtypes
+  py::class_<DTypeObj>(m, "dtype", "A tensor element type, e.g. torch.float32.")
+      .def_property_readonly("is_floating_point", [](const DTypeObj& d) { return is_floating(d.type); })
+      .def_property_readonly("is_signed", [](const DTypeObj& d) {
+        return d.type != ScalarType::Bool && d.type != ScalarType::Byte;
+      })
+      .def_property_readonly("is_complex", [](const DTypeObj&) { return false; })
+      .def_property_readonly("itemsize", [](const DTypeObj& d) { return itemsize(d.type); })
+      .def("__repr__", [](const DTypeObj& d) { return std::string("torch.") + dtype_name(d.type); })
+      .def("__reduce__", [](const DTypeObj& d) { return std::string(dtype_name(d.type)); })
+      .def("__hash__", [](const DTypeObj& d) { return int(d.type); });
+  m.attr("dtype").attr("__module__") = "torch";
+  for (int i = 0; i < kNumDTypes; i++) {
+    g_dtype_objects[i] = py::cast(DTypeObj{ScalarType(i)}, py::return_value_policy::move);
+    m.attr(dtype_name(ScalarType(i))) = g_dtype_objects[i];
+  }
+  m.def("_dtype_legacy_name", [](const DTypeObj& d) { return legacy_name(d.type); });
+  m.def("get_default_dtype", []() { return dtype_object(default_dtype()); });
+  m.def("set_default_dtype", [](py::handle d) { set_default_dtype(to_dtype_arg(d, "set_default_dtype")); });
+  m.def("promote_types", [](py::handle a, py::handle b) {
+    return dtype_object(promote_types(to_dtype_arg(a, "promote_types"), to_dtype_arg(b, "promote_types")));
+  });
+  m.def("can_cast", [](py::handle a, py::handle b) {
+    return can_cast(to_dtype_arg(a, "can_cast"), to_dtype_arg(b, "can_cast"));
+  });
+  m.def("result_type", [](py::handle a, py::handle b) {
+    return dtype_object(result_type({tensor_or_scalar(a, "result_type", "tensor1"),
+                                     tensor_or_scalar(b, "result_type", "tensor2")}));
+  });
+
+  // ---------------------------------------------------------------- devices
+  py::class_<Device>(m, "device", "Where a tensor lives: torch.device('cpu'), torch.device('cuda', 0).")
+      .def(py::init([](py::handle spec) { return to_device_arg(spec); }))
+      .def(py::init([](const std::string& type, int index) {
+        Device d = to_device_arg(py::str(type));
+        d.index = index;
+        return d;
+      }))
+      .def_property_readonly("type", [](const Device& d) { return d.type == DeviceType::CPU ? "cpu" : "cuda"; })
+      .def_property_readonly("index", [](const Device& d) -> py::object {
+        return d.index < 0 ? py::none() : py::object(py::int_(d.index));
+      })
+      .def("__str__", &Device::str)
+      .def("__repr__", [](const Device& d) {
+        std::string r = std::string("device(type='") + (d.type == DeviceType::CPU ? "cpu" : "cuda") + "'";
+        return d.index >= 0 ? r + ", index=" + std::to_string(d.index) + ")" : r + ")";
+      })
+      .def("__eq__", [](const Device& a, py::handle b) {
+        return py::isinstance<Device>(b) && a == b.cast<Device>();
+      })
+      .def("__hash__", [](const Device& d) { return int(d.type) * 1000 + d.index; })
+      .def("__reduce__", [](py::handle self) {
+        return py::make_tuple(self.get_type(), py::make_tuple(py::str(self)));
+      });
+  m.attr("device").attr("__module__") = "torch";
+
+  // ---------------------------------------------------------------- random
+  py::class_<Generator>(m, "Generator", "A source of random numbers (Mersenne Twister).")
+      .def(py::init([](py::handle device) { return Generator(); }), py::arg("device") = "cpu")
+      .def("manual_seed", [](py::handle self, int64_t s) {
+        self.cast<Generator&>().manual_seed(uint64_t(s));
+        return py::reinterpret_borrow<py::object>(self);
+      })
+      .def("initial_seed", [](const Generator& g) { return g.initial_seed; })
+      .def("seed", [](Generator& g) {
+        uint64_t s = std::random_device()() | (uint64_t(std::random_device()()) << 32);
+        g.manual_seed(s >> 1);
+        return s >> 1;
+      })
+      .def("get_state", [](const Generator& g) {
+        std::ostringstream ss;
+        ss << g.initial_seed << ' ' << g.engine;
+        return py::bytes(ss.str());
+      })
+      .def("set_state", [](Generator& g, py::bytes state) {
+        std::istringstream ss{std::string(state)};
+        Generator fresh;
+        ss >> fresh.initial_seed >> fresh.engine;
+        TC_CHECK(!ss.fail(), Runtime, "Generator.set_state: invalid state");
+        g = fresh;
+      })
+      .def_property_readonly("device", [](const Generator&) { return Device(); });
+  m.attr("Generator").attr("__module__") = "torch";
+  m.attr("default_generator") = py::cast(&default_generator(), py::return_value_policy::reference);
+  m.def("manual_seed", [](int64_t s) {
+    default_generator().manual_seed(uint64_t(s));
+    return py::module_::import("torch._C").attr("default_generator");
+  });
+
+  m.def("set_num_threads", &set_num_threads, "Sets the number of threads used by kernels and BLAS.");
+  m.def("get_num_threads", &get_num_threads, "Number of threads used by kernels and BLAS.");
+  m.def("_set_size_class", [](py::object cls) { g_size_class = cls; });
+
+  // ---------------------------------------------------------------- tensors
+  py::class_<Tensor> cls(m, "Tensor", py::dynamic_attr(),
+                         "A multi-dimensional array: a view (offset, sizes, strides, dtype) onto "
+                         "a shared storage.");
+  cls.attr("__module__") = "torch";
+  bind_tensor(m, cls);
+  bind_ops(m, cls);
+  bind_interop(m, cls);
+}

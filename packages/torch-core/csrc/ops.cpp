@@ -1,0 +1,74 @@
+// ops.cpp — front ends of elementwise ops and the kernels' registration.
+#include "ops.h"
+
+namespace tc {
+
+ElementwiseSpec spec_of(Op op) {
+  enum Group { unary_float, unary, predicate, binary, binary_float, compare, ternary, movement,
+               reduce, blas };
+  static const Group groups[] = {
+#define TC_OP_GROUP(name, group) group,
+      TC_FORALL_OPS(TC_OP_GROUP)
+#undef TC_OP_GROUP
+  };
+  Group g = groups[int(op)];
+  ElementwiseSpec s{op};
+  s.int_to_float = g == unary_float || g == binary_float;
+  s.bool_out = g == predicate || g == compare;
+  return s;
+}
+
+static void raise_kernel_error(Op op) {
+  int e = g_kernel_error.exchange(0);
+  if (e == int(KernelError::IntDivByZero))
+    fail(ErrorKind::Runtime, op_name(op), ": ZeroDivisionError (integer division by zero)");
+  if (e == int(KernelError::NegativeIntPower))
+    fail(ErrorKind::Runtime, op_name(op), ": integers to negative integer powers are not allowed");
+}
+
+Tensor unary(Op op, const Tensor& x, const Tensor& out) {
+  return run_elementwise(spec_of(op), out, {x});
+}
+
+Tensor binary(Op op, const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha) {
+  if ((op == Op::sub) && a.dtype() == ScalarType::Bool && b.dtype() == ScalarType::Bool)
+    fail(ErrorKind::Runtime, "sub: subtraction with two bool tensors is not supported; "
+         "use logical_xor() instead");
+  Tensor r = run_elementwise(spec_of(op), out, {a, b}, alpha);
+  if (g_kernel_error.load(std::memory_order_relaxed)) raise_kernel_error(op);
+  return r;
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
+  TC_CHECK(cond.dtype() == ScalarType::Bool, Runtime, "where: expected condition to be a bool "
+           "tensor, but got ", dtype_name(cond.dtype()));
+  ElementwiseSpec s{Op::where};
+  s.promote_inputs = false;
+  return run_elementwise(s, out, {cond, a, b});
+}
+
+Tensor ternary(Op op, const Tensor& x, const Tensor& a, const Tensor& b, Scalar value,
+               const Tensor& out) {
+  ElementwiseSpec s{op};
+  s.int_to_float = op == Op::lerp;
+  if (op == Op::addcdiv)
+    TC_CHECK(is_floating(result_type({a, b})), Runtime, "addcdiv: integer division with addcdiv "
+             "is not supported; use torch.div with rounding_mode instead");
+  return run_elementwise(s, out, {x, a, b}, value);
+}
+
+void fill_(const Tensor& t, const Scalar& v) {
+  t.bump_version();
+  ElementwiseIter it = ElementwiseIter::for_copy(t, Tensor());
+  it.args[0] = v;
+  find_kernel<ElementwiseFn>(Op::fill, t.device(), t.dtype())(it);
+}
+
+void register_cpu_kernels() {
+  register_unary_kernels();
+  register_binary_kernels();
+  register_misc_kernels();
+  register_reduce_kernels();
+}
+
+}  // namespace tc

@@ -1,0 +1,70 @@
+// ops.h — the device-neutral front ends of the core's ops: argument checks, promotion and
+// output allocation, then a kernel from the dispatch table. The Python binding calls these.
+#pragma once
+#include <random>
+#include <utility>
+
+#include "kernels.h"
+
+namespace tc {
+
+// Dims to reduce over: all of them, or a list (negative dims allowed).
+struct DimList {
+  bool all = true;
+  Shape dims;
+};
+
+// ---------------------------------------------------------------- elementwise (ops.cpp)
+ElementwiseSpec spec_of(Op op);
+Tensor unary(Op op, const Tensor& x, const Tensor& out = Tensor());
+Tensor binary(Op op, const Tensor& a, const Tensor& b, const Tensor& out = Tensor(),
+              Scalar alpha = Scalar::from_int(1));
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out = Tensor());
+Tensor ternary(Op op, const Tensor& x, const Tensor& a, const Tensor& b, Scalar value,
+               const Tensor& out = Tensor());
+void fill_(const Tensor& t, const Scalar& v);
+
+// ---------------------------------------------------------------- reductions (reduce.cpp)
+Tensor reduce(Op op, const Tensor& x, const DimList& dims, bool keepdim,
+              ScalarType out_dtype = ScalarType::Undefined);
+// (values, indices) of the max (Op::argmax) or min (Op::argmin)
+std::pair<Tensor, Tensor> arg_reduce(Op op, const Tensor& x, const DimList& dims, bool keepdim);
+
+// ---------------------------------------------------------------- matrix products (blas.cpp)
+Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out = Tensor());
+Tensor mm(const Tensor& a, const Tensor& b, const Tensor& out = Tensor());
+Tensor bmm(const Tensor& a, const Tensor& b, const Tensor& out = Tensor());
+Tensor mv(const Tensor& a, const Tensor& v, const Tensor& out = Tensor());
+Tensor dot(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& input, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha,
+             const Tensor& out = Tensor());
+Tensor addmv(const Tensor& input, const Tensor& a, const Tensor& v, Scalar beta, Scalar alpha,
+             const Tensor& out = Tensor());
+Tensor baddbmm(const Tensor& input, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha,
+               const Tensor& out = Tensor());
+
+// ---------------------------------------------------------------- random (random.cpp)
+struct Generator {
+  std::mt19937_64 engine;
+  uint64_t initial_seed = 67280421310721ULL;
+  Generator() { engine.seed(initial_seed); }
+  void manual_seed(uint64_t s) { initial_seed = s; engine.seed(s); }
+  uint64_t next() { return engine(); }
+  double uniform() { return double(engine() >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1)
+};
+Generator& default_generator();
+void uniform_(const Tensor& t, double from, double to, Generator* g);
+void normal_(const Tensor& t, double mean, double std, Generator* g);
+void random_(const Tensor& t, int64_t low, int64_t high, Generator* g);  // [low, high)
+void bernoulli_(const Tensor& t, const Tensor& p, Generator* g);       // p broadcast to t
+Tensor randperm(int64_t n, ScalarType dtype, Generator* g);
+Tensor multinomial(const Tensor& probs, int64_t n, bool replacement, Generator* g);
+
+// ---------------------------------------------------------------- factories (factory.cpp)
+Tensor arange(double start, double end, double step, ScalarType dtype);
+Tensor linspace(double start, double end, int64_t steps, ScalarType dtype);
+Tensor eye(int64_t n, int64_t m, ScalarType dtype);
+
+void register_cpu_kernels();  // all CPU kernels
+
+}  // namespace tc

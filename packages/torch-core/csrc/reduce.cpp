@@ -1,0 +1,363 @@
+// reduce.cpp — the reduction engine and its CPU kernels.
+//
+// A reduction splits the input's dims into kept dims (one output element each) and
+// reduced dims (folded into that element). The reduced dims keep their original order,
+// so a running counter over them is the flat index that argmax reports; neighbours
+// that form one run of memory are merged. Kernels then see three shapes of work:
+// one contiguous run per output (vectorised, threads split it when there is one output),
+// runs of contiguous outputs fed row by row (reducing over an outer dim), or strided.
+#include "ops.h"
+
+namespace tc {
+
+struct ReduceIter {
+  const char* in = nullptr;
+  char* out = nullptr;        // values, contiguous, n_out elements
+  int64_t* out_idx = nullptr;  // arg reductions: index of the chosen element
+  Shape kept_sizes, kept_strides;  // outermost first, elements
+  Shape red_sizes, red_strides;    // outermost first, elements, merged
+  int64_t n_out = 1, n_red = 1;
+};
+using ReduceFn = void (*)(ReduceIter&);
+
+// ---------------------------------------------------------------- reduction ops
+// Each op: Acc init(), Acc step(Acc, A), Acc merge(Acc, Acc), Out finish(Acc).
+template <class T>
+struct SumR {
+  using A = typename AccOf<T>::type;
+  using Acc = std::conditional_t<std::is_floating_point_v<A>, A, int64_t>;
+  using Out = std::conditional_t<std::is_floating_point_v<A>, T, int64_t>;
+  static Acc init() { return 0; }
+  static Acc step(Acc a, A x) { return a + Acc(x); }
+  static Acc merge(Acc a, Acc b) { return a + b; }
+  static Out finish(Acc a) { return Out(a); }
+};
+template <class T>
+struct ProdR : SumR<T> {
+  using typename SumR<T>::Acc;
+  using typename SumR<T>::A;
+  static Acc init() { return 1; }
+  static Acc step(Acc a, A x) { return a * Acc(x); }
+  static Acc merge(Acc a, Acc b) { return a * b; }
+};
+template <class T>
+struct MaxR {
+  using A = typename AccOf<T>::type;
+  using Acc = A;
+  using Out = T;
+  static Acc init() {
+    if constexpr (std::is_floating_point_v<A>) return -std::numeric_limits<A>::infinity();
+    else return std::numeric_limits<A>::lowest();
+  }
+  static Acc step(Acc a, A x) { return (x > a || x != x) && a == a ? x : a; }  // NaN wins
+  static Acc merge(Acc a, Acc b) { return step(a, b); }
+  static Out finish(Acc a) { return Out(a); }
+};
+template <class T>
+struct MinR : MaxR<T> {
+  using typename MaxR<T>::Acc;
+  using typename MaxR<T>::A;
+  static Acc init() {
+    if constexpr (std::is_floating_point_v<A>) return std::numeric_limits<A>::infinity();
+    else return std::numeric_limits<A>::max();
+  }
+  static Acc step(Acc a, A x) { return (x < a || x != x) && a == a ? x : a; }
+  static Acc merge(Acc a, Acc b) { return step(a, b); }
+};
+template <class T>
+struct AllR {
+  using A = typename AccOf<T>::type;
+  using Acc = bool;
+  using Out = std::conditional_t<std::is_same_v<T, uint8_t>, uint8_t, bool>;
+  static Acc init() { return true; }
+  static Acc step(Acc a, A x) { return a && x != A(0); }
+  static Acc merge(Acc a, Acc b) { return a && b; }
+  static Out finish(Acc a) { return Out(a); }
+};
+template <class T>
+struct AnyR : AllR<T> {
+  using typename AllR<T>::A;
+  static bool init() { return false; }
+  static bool step(bool a, A x) { return a || x != A(0); }
+  static bool merge(bool a, bool b) { return a || b; }
+};
+
+// One contiguous run. Floating sums use 16 independent lanes (vectorisable) per block of
+// 4096 and add blocks in the accumulator, which keeps error near pairwise summation.
+template <class T, class R>
+typename R::Acc reduce_run(const T* p, int64_t n) {
+  using A = typename R::A;
+  using Acc = typename R::Acc;
+  if constexpr (std::is_same_v<R, SumR<T>> && std::is_floating_point_v<A>) {
+    using Wide = std::conditional_t<std::is_same_v<A, float>, double, A>;
+    Wide total = 0;
+    constexpr int L = 16;
+    for (int64_t b = 0; b < n; b += 4096) {
+      int64_t e = std::min(n, b + 4096), i = b;
+      A lanes[L] = {};
+      for (; i + L <= e; i += L)
+        for (int l = 0; l < L; l++) lanes[l] += A(p[i + l]);
+      A s = 0;
+      for (; i < e; i++) s += A(p[i]);
+      for (int l = 0; l < L; l++) s += lanes[l];
+      total += s;
+    }
+    return Acc(total);
+  } else {
+    Acc a = R::init();
+    for (int64_t i = 0; i < n; i++) a = R::step(a, A(p[i]));
+    return a;
+  }
+}
+
+// Reduce the (merged) reduced dims starting at p, walking them with a counter.
+template <class T, class R>
+typename R::Acc reduce_block(const T* p, const ReduceIter& it) {
+  int nd = int(it.red_sizes.size());
+  int64_t inner = it.red_sizes[nd - 1], inner_st = it.red_strides[nd - 1];
+  int64_t outer = it.n_red / std::max<int64_t>(inner, 1);
+  typename R::Acc acc = R::init();
+  int64_t idx[32] = {};
+  for (int64_t o = 0; o < outer; o++) {
+    int64_t off = 0;
+    for (int d = 0; d < nd - 1; d++) off += idx[d] * it.red_strides[d];
+    if (inner_st == 1) {
+      acc = R::merge(acc, reduce_run<T, R>(p + off, inner));
+    } else {
+      for (int64_t i = 0; i < inner; i++) acc = R::step(acc, typename R::A(p[off + i * inner_st]));
+    }
+    for (int d = nd - 2; d >= 0; d--) {
+      if (++idx[d] < it.red_sizes[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return acc;
+}
+
+static int64_t kept_offset(const ReduceIter& it, int64_t o) {
+  int64_t off = 0;
+  for (int64_t d = int64_t(it.kept_sizes.size()) - 1; d >= 0; d--) {
+    off += (o % it.kept_sizes[d]) * it.kept_strides[d];
+    o /= it.kept_sizes[d];
+  }
+  return off;
+}
+
+template <class T, template <class> class RT>
+struct reduce_kernel {
+static void run(ReduceIter& it) {
+  using R = RT<T>;
+  using Out = typename R::Out;
+  const T* in = reinterpret_cast<const T*>(it.in);
+  Out* out = reinterpret_cast<Out*>(it.out);
+  int nt = it.n_out * it.n_red >= kGrain ? get_num_threads() : 1;
+  bool contiguous_run = it.red_sizes.size() == 1 && it.red_strides[0] == 1;
+  if (it.n_out == 1 && contiguous_run && nt > 1) {  // one long run: split it across threads
+    typename R::Acc part[64];
+    nt = std::min(nt, 64);
+    int64_t chunk = (it.n_red + nt - 1) / nt;
+#pragma omp parallel for num_threads(nt)
+    for (int t = 0; t < nt; t++) {
+      int64_t b = std::min(it.n_red, t * chunk), e = std::min(it.n_red, b + chunk);
+      part[t] = b < e ? reduce_run<T, R>(in + b, e - b) : R::init();
+    }
+    typename R::Acc acc = R::init();
+    for (int t = 0; t < nt; t++) acc = R::merge(acc, part[t]);
+    out[0] = R::finish(acc);
+    return;
+  }
+  // Reducing outer dims of contiguous outputs: feed whole rows so the inner loop vectorises.
+  int64_t kd = int64_t(it.kept_sizes.size());
+  if (!contiguous_run && kd > 0 && it.kept_strides[kd - 1] == 1 && it.kept_sizes[kd - 1] >= 16) {
+    int64_t m = it.kept_sizes[kd - 1], rows = it.n_out / m;
+    int64_t nd = int64_t(it.red_sizes.size());
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+      const T* base = in + kept_offset(it, r * m);
+      std::vector<typename R::Acc> acc(m, R::init());
+      int64_t idx[32] = {};
+      for (int64_t k = 0; k < it.n_red; k++) {
+        int64_t off = 0;
+        for (int64_t d = 0; d < nd; d++) off += idx[d] * it.red_strides[d];
+        const T* row = base + off;
+        for (int64_t j = 0; j < m; j++) acc[j] = R::step(acc[j], typename R::A(row[j]));
+        for (int64_t d = nd - 1; d >= 0; d--) {
+          if (++idx[d] < it.red_sizes[d]) break;
+          idx[d] = 0;
+        }
+      }
+      for (int64_t j = 0; j < m; j++) out[r * m + j] = R::finish(acc[j]);
+    }
+    return;
+  }
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t o = 0; o < it.n_out; o++)
+    out[o] = R::finish(reduce_block<T, R>(in + kept_offset(it, o), it));
+}
+};
+
+// Value and flat index of the max (or min); the first one wins ties, NaN wins all.
+template <class T, bool IsMax>
+void arg_reduce_kernel(ReduceIter& it) {
+  using A = typename AccOf<T>::type;
+  const T* in = reinterpret_cast<const T*>(it.in);
+  T* out = reinterpret_cast<T*>(it.out);
+  int nd = int(it.red_sizes.size());
+  int nt = it.n_out * it.n_red >= kGrain ? get_num_threads() : 1;
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t o = 0; o < it.n_out; o++) {
+    const T* p = in + kept_offset(it, o);
+    int64_t idx[32] = {}, best_i = 0;
+    A best = A(p[0]);
+    for (int64_t k = 0; k < it.n_red; k++) {
+      int64_t off = 0;
+      for (int d = 0; d < nd; d++) off += idx[d] * it.red_strides[d];
+      A x = A(p[off]);
+      if (best == best && (x != x || (IsMax ? x > best : x < best))) {
+        best = x;
+        best_i = k;
+      }
+      for (int d = nd - 1; d >= 0; d--) {
+        if (++idx[d] < it.red_sizes[d]) break;
+        idx[d] = 0;
+      }
+    }
+    out[o] = T(best);
+    it.out_idx[o] = best_i;
+  }
+}
+template <class T, template <class> class> struct argmax_kernel {
+  static void run(ReduceIter& it) { arg_reduce_kernel<T, true>(it); }
+};
+template <class T, template <class> class> struct argmin_kernel {
+  static void run(ReduceIter& it) { arg_reduce_kernel<T, false>(it); }
+};
+template <class> struct NoR {};
+
+template <template <class, template <class> class> class K, template <class> class R, class... Ts>
+static void reg_reduce(Op op) {
+  (register_kernel(op, DeviceType::CPU, DTypeOf<Ts>::value, (void*)&K<Ts, R>::run), ...);
+}
+
+void register_reduce_kernels() {
+  reg_reduce<reduce_kernel, SumR, TC_ALL>(Op::sum);
+  reg_reduce<reduce_kernel, ProdR, TC_ALL>(Op::prod);
+  reg_reduce<reduce_kernel, MaxR, TC_ALL>(Op::amax);
+  reg_reduce<reduce_kernel, MinR, TC_ALL>(Op::amin);
+  reg_reduce<reduce_kernel, AllR, TC_ALL>(Op::all);
+  reg_reduce<reduce_kernel, AnyR, TC_ALL>(Op::any);
+  reg_reduce<argmax_kernel, NoR, TC_ALL>(Op::argmax);
+  reg_reduce<argmin_kernel, NoR, TC_ALL>(Op::argmin);
+}
+
+// ---------------------------------------------------------------- front end
+std::vector<bool> reduced_mask(const Tensor& x, const DimList& dims, const char* op) {
+  std::vector<bool> mask(x.dim(), dims.all);
+  if (!dims.all)
+    for (auto d : dims.dims) {
+      int64_t w = wrap_dim(d, x.dim(), op);
+      if (x.dim() == 0) continue;
+      TC_CHECK(!mask[w], Runtime, op, ": dim ", w, " appears multiple times in the list of dims");
+      mask[w] = true;
+    }
+  return mask;
+}
+
+static Shape out_shape(const Tensor& x, const std::vector<bool>& mask, bool keepdim) {
+  Shape s;
+  for (int64_t d = 0; d < x.dim(); d++) {
+    if (!mask[d]) s.push_back(x.size(d));
+    else if (keepdim) s.push_back(1);
+  }
+  return s;
+}
+
+static ReduceIter make_iter(const Tensor& x, const std::vector<bool>& mask) {
+  ReduceIter it;
+  it.in = x.data();
+  for (int64_t d = 0; d < x.dim(); d++) {
+    Shape& sz = mask[d] ? it.red_sizes : it.kept_sizes;
+    Shape& st = mask[d] ? it.red_strides : it.kept_strides;
+    if (x.size(d) == 1) continue;
+    if (mask[d] && !sz.empty() && st.back() == x.stride(d) * x.size(d)) {
+      sz.back() *= x.size(d);  // one run with the previous reduced dim
+      st.back() = x.stride(d);
+      continue;
+    }
+    sz.push_back(x.size(d));
+    st.push_back(x.stride(d));
+    (mask[d] ? it.n_red : it.n_out) *= x.size(d);
+  }
+  it.n_red = 1;
+  for (auto s : it.red_sizes) it.n_red *= s;
+  if (it.red_sizes.empty()) {
+    it.red_sizes.push_back(1);
+    it.red_strides.push_back(1);
+  }
+  TC_CHECK(it.red_sizes.size() <= 32, NotImplemented, "reductions over more than 32 dims");
+  return it;
+}
+
+Tensor reduce(Op op, const Tensor& x_in, const DimList& dims, bool keepdim, ScalarType out_dtype) {
+  const char* name = op_name(op);
+  Tensor x = x_in;
+  auto mask = reduced_mask(x, dims, name);
+  Shape keep_shape = out_shape(x, mask, true), final_shape = out_shape(x, mask, keepdim);
+  if (out_dtype == ScalarType::Undefined) {
+    if (op == Op::sum || op == Op::prod)
+      out_dtype = is_integral(x.dtype(), true) ? ScalarType::Long : x.dtype();
+    else if (op == Op::all || op == Op::any)
+      out_dtype = x.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
+    else
+      out_dtype = x.dtype();
+  } else if (x.dtype() != out_dtype) {
+    x = to_dtype(x, out_dtype);  // sum(dtype=...) computes in the requested dtype
+  }
+  int64_t n = x.numel();
+  if (n == 0 || x.dim() == 0) {
+    // Empty reductions: identities for sum/prod/all/any, an error for max/min.
+    bool empty_red = false;
+    for (int64_t d = 0; d < x.dim(); d++) empty_red |= mask[d] && x.size(d) == 0;
+    if (x.dim() == 0 || !empty_red) {
+      if (x.dim() == 0) return view(to_dtype(x, out_dtype, true), final_shape);
+    } else {
+      TC_CHECK(op == Op::sum || op == Op::prod || op == Op::all || op == Op::any, Index, name,
+               ": cannot reduce over a zero-size dimension of a tensor of shape ",
+               shape_str(x.sizes()), " (the operation has no identity)");
+      Tensor r = empty(final_shape, out_dtype, x.device());
+      fill_(r, Scalar::from_int(op == Op::sum || op == Op::any ? 0 : 1));
+      return r;
+    }
+  }
+  Tensor out = empty(keep_shape, out_dtype, x.device());
+  ReduceIter it = make_iter(x, mask);
+  it.out = out.data();
+  if (n > 0) find_kernel<ReduceFn>(op, x.device(), x.dtype())(it);
+  return keepdim ? out : view(out, final_shape);
+}
+
+std::pair<Tensor, Tensor> arg_reduce(Op op, const Tensor& x, const DimList& dims, bool keepdim) {
+  const char* name = op == Op::argmax ? "max" : "min";
+  auto mask = reduced_mask(x, dims, name);
+  Shape keep_shape = out_shape(x, mask, true), final_shape = out_shape(x, mask, keepdim);
+  for (int64_t d = 0; d < x.dim(); d++)
+    TC_CHECK(!(mask[d] && x.size(d) == 0), Index, name, ": expected reduction dim ", d,
+             " to have non-zero size (input shape ", shape_str(x.sizes()), ")");
+  TC_CHECK(x.numel() > 0 || !dims.all, Runtime, op_name(op), ": expected a non-empty tensor, got shape ",
+           shape_str(x.sizes()));
+  Tensor values = empty(keep_shape, x.dtype(), x.device());
+  Tensor indices = empty(keep_shape, ScalarType::Long, x.device());
+  if (x.numel() > 0) {
+    ReduceIter it = make_iter(x, mask);
+    it.out = values.data();
+    it.out_idx = indices.data_as<int64_t>();
+    find_kernel<ReduceFn>(op, x.device(), x.dtype())(it);
+  }
+  if (!keepdim) {
+    values = view(values, final_shape);
+    indices = view(indices, final_shape);
+  }
+  return {values, indices};
+}
+
+}  // namespace tc

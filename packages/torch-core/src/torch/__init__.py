@@ -1,0 +1,150 @@
+"""torch: tensors with a compiled C++ core, written from scratch with PyTorch's API.
+
+torch-core installs this package; torch-autograd, torch-nn, torch-optim,
+torch-multiprocessing and torch-legacy each add a subpackage.
+"""
+
+# Other wheels install subpackages (torch/nn, ...): extend __path__ so they are found in
+# regular and editable installs alike.
+__path__ = __import__("pkgutil").extend_path(__path__, __name__)
+
+import scipy_openblas32 as _openblas  # noqa: F401  (loads the BLAS library _C links against)
+
+from torch import _C
+from torch._C import (  # noqa: F401
+    Generator,
+    Tensor,
+    bfloat16,
+    bool,
+    can_cast,
+    default_generator,
+    device,
+    dtype,
+    float16,
+    float32,
+    float64,
+    from_dlpack,
+    from_numpy,
+    get_default_dtype,
+    get_num_threads,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    result_type,
+    set_default_dtype,
+    set_num_threads,
+    uint8,
+)
+from torch._packages import install_missing_package_hints
+from torch._size import Size
+from torch.version import __version__  # noqa: F401
+
+_C._set_size_class(Size)
+
+# dtype aliases, as in PyTorch
+half = float16
+float = float32  # noqa: A001
+double = float64
+short = int16
+int = int32  # noqa: A001
+long = int64
+
+from torch._creation import *  # noqa: E402,F403
+from torch._functional import *  # noqa: E402,F403
+from torch._dtypes import *  # noqa: E402,F403
+from torch import _tensor  # noqa: E402,F401  (adds the Python-side Tensor methods)
+from torch._C import (  # noqa: E402,F401
+    abs,
+    absolute,
+    acos,
+    add,
+    addcdiv,
+    addcmul,
+    addmm,
+    addmv,
+    arccos,
+    arcsin,
+    arctan,
+    arctan2,
+    asin,
+    atan,
+    atan2,
+    baddbmm,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    bmm,
+    ceil,
+    cos,
+    cosh,
+    div,
+    divide,
+    dot,
+    empty,
+    eq,
+    erf,
+    erfinv,
+    exp,
+    exp2,
+    expm1,
+    fix,
+    floor,
+    floor_divide,
+    fmod,
+    frac,
+    ge,
+    greater,
+    greater_equal,
+    gt,
+    isfinite,
+    isinf,
+    isnan,
+    le,
+    less,
+    less_equal,
+    log,
+    log1p,
+    log2,
+    log10,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lt,
+    matmul,
+    maximum,
+    minimum,
+    mm,
+    mul,
+    multinomial,
+    multiply,
+    mv,
+    ne,
+    neg,
+    negative,
+    not_equal,
+    pow,
+    reciprocal,
+    remainder,
+    round,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sinh,
+    sqrt,
+    sub,
+    subtract,
+    tan,
+    tanh,
+    true_divide,
+    trunc,
+    where,
+)
+
+install_missing_package_hints(__path__)
+
+del _openblas

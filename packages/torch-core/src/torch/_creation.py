@@ -1,0 +1,300 @@
+"""Tensor creation: from data, filled, ranges, and random sampling."""
+
+import builtins
+import math
+
+from torch import _C
+
+__all__ = [
+    "tensor", "as_tensor", "asarray", "zeros", "ones", "full", "empty_like", "zeros_like",
+    "ones_like", "full_like", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",
+    "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal", "bernoulli",
+    "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "scalar_tensor",
+    "empty_strided",
+]
+
+Tensor = _C.Tensor
+
+
+def _finish(t, requires_grad=False, device=None):
+    if device is not None and _C.device(device) != t.device:
+        t = t.to(device)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def _size(size, op):
+    if len(size) == 1 and not isinstance(size[0], builtins.int):
+        size = size[0]
+    if not isinstance(size, (tuple, list)) or not builtins.all(
+        isinstance(s, builtins.int) or hasattr(s, "__index__") for s in size
+    ):
+        raise TypeError(f"{op}(): argument 'size' must be a tuple of ints, not {size!r}")
+    return tuple(s.__index__() for s in size)
+
+
+def _is_ndarray(x):
+    return type(x).__module__ == "numpy" and type(x).__name__ == "ndarray"
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of ``data`` (nested lists, numbers, arrays or tensors).
+
+    The dtype is inferred when not given: bools stay ``torch.bool``, ints become
+    ``torch.int64`` and floats the default dtype (``torch.float32``).
+    """
+    if isinstance(data, Tensor):
+        t = data._alias()._to_dtype(dtype or data.dtype, True)
+    elif _is_ndarray(data):
+        t = _C.from_numpy(data).clone()
+        if dtype is not None:
+            t = t._to_dtype(dtype, False)
+    else:
+        t = _C._tensor_from_data(data, dtype)
+    return _finish(t, requires_grad, device)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like :func:`tensor`, but shares memory with ``data`` when it is already a tensor or a
+    NumPy array of the requested dtype."""
+    if isinstance(data, Tensor):
+        return _finish(data if dtype is None else data._to_dtype(dtype, False), False, device)
+    if _is_ndarray(data):
+        t = _C.from_numpy(data)
+        return _finish(t if dtype is None else t._to_dtype(dtype, False), False, device)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """Converts ``obj`` to a tensor, sharing memory unless ``copy=True`` or a cast is needed."""
+    t = tensor(obj, dtype=dtype) if copy else as_tensor(obj, dtype=dtype)
+    return _finish(t, requires_grad, device)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    return _finish(_C._full((), s, dtype or _C.get_default_dtype()), requires_grad, device)
+
+
+def _filled(size, value, dtype, device, requires_grad, op, out=None):
+    size = _size(size, op)
+    if out is not None:
+        return out.resize_(size).fill_(value)
+    t = _C.empty(size, dtype or _C.get_default_dtype(), device)
+    return _finish(t.fill_(value), requires_grad)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """A tensor of the given shape filled with zeros."""
+    return _filled(size, 0, dtype, device, requires_grad, "zeros", out)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """A tensor of the given shape filled with ones."""
+    return _filled(size, 1, dtype, device, requires_grad, "ones", out)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """A tensor of shape ``size`` filled with ``fill_value``; the dtype follows the value
+    (bool, int64 or the default float dtype) when not given."""
+    if out is not None:
+        return out.resize_(_size((size,), "full")).fill_(fill_value)
+    t = _C._full(_size((size,), "full"), fill_value, dtype)
+    return _finish(t, requires_grad, device)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    n = 1 + builtins.sum((s - 1) * st for s, st in zip(size, stride)) if 0 not in size else 0
+    base = _C.empty((n,), dtype or _C.get_default_dtype(), device)
+    return _finish(base.as_strided(size, stride, 0), requires_grad)
+
+
+def _like(input, dtype, device, requires_grad):
+    return _C.empty(input.shape, dtype or input.dtype, device or input.device)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _finish(_like(input, dtype, device, requires_grad), requires_grad)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _finish(_like(input, dtype, device, requires_grad).fill_(0), requires_grad)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _finish(_like(input, dtype, device, requires_grad).fill_(1), requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    return _finish(_like(input, dtype, device, requires_grad).fill_(fill_value), requires_grad)
+
+
+def _number(x, op, arg):
+    if isinstance(x, Tensor):
+        return x.item()
+    if isinstance(x, (builtins.int, builtins.float)):
+        return x
+    raise TypeError(f"{op}(): argument '{arg}' must be a Number, not {type(x).__name__}")
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False):
+    """Values from ``start`` to ``end`` (exclusive) by ``step``: ``arange(5)`` is 0..4.
+
+    int64 when every bound is an integer, else the default float dtype."""
+    if end is None:
+        start, end = 0, start
+    vals = [_number(v, "arange", n) for v, n in ((start, "start"), (end, "end"), (step, "step"))]
+    if dtype is None:
+        is_float = builtins.any(isinstance(v, builtins.float) for v in vals)
+        dtype = _C.get_default_dtype() if is_float else _C.int64
+    t = _C._arange(builtins.float(vals[0]), builtins.float(vals[1]), builtins.float(vals[2]), dtype)
+    if out is not None:
+        return out.resize_(t.shape).copy_(t)
+    return _finish(t, requires_grad, device)
+
+
+def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
+    """Deprecated in PyTorch: like arange but includes ``end``."""
+    if end is None:
+        start, end = 0, start
+    n = math.floor((end - start) / step) + 1
+    return linspace(start, start + (n - 1) * step, n, dtype=dtype, device=device,
+                    requires_grad=requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    """``steps`` values evenly spaced from ``start`` to ``end``, both included."""
+    start, end = _number(start, "linspace", "start"), _number(end, "linspace", "end")
+    t = _C._linspace(builtins.float(start), builtins.float(end), steps,
+                     dtype or _C.get_default_dtype())
+    if out is not None:
+        return out.resize_(t.shape).copy_(t)
+    return _finish(t, requires_grad, device)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    """``base ** linspace(start, end, steps)``."""
+    exps = _C._linspace(builtins.float(start), builtins.float(end), steps, _C.float64)
+    t = _C.pow(builtins.float(base), exps)._to_dtype(dtype or _C.get_default_dtype(), False)
+    if out is not None:
+        return out.resize_(t.shape).copy_(t)
+    return _finish(t, requires_grad, device)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """The identity matrix of shape (n, m), m defaulting to n."""
+    t = _C._eye(n, n if m is None else m, dtype or _C.get_default_dtype())
+    if out is not None:
+        return out.resize_(t.shape).copy_(t)
+    return _finish(t, requires_grad, device)
+
+
+# ---------------------------------------------------------------- random
+def _random_tensor(size, dtype, device, op):
+    dtype = dtype or _C.get_default_dtype()
+    if not dtype.is_floating_point:
+        raise TypeError(f"{op}(): expected a floating-point dtype, got {dtype}")
+    return _C.empty(_size(size, op), dtype, device)
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """Uniform samples from [0, 1)."""
+    t = _random_tensor(size, dtype, device, "rand") if out is None else out
+    _C._uniform_(t, 0.0, 1.0, generator)
+    return _finish(t, requires_grad)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """Samples from the standard normal distribution."""
+    t = _random_tensor(size, dtype, device, "randn") if out is None else out
+    _C._normal_(t, 0.0, 1.0, generator)
+    return _finish(t, requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
+            device=None, requires_grad=False):
+    """Integers drawn uniformly from [low, high); ``randint(high, size)`` also works."""
+    if size is None:
+        if high is None or not isinstance(high, (tuple, list)):
+            raise TypeError("randint(): missing the required argument 'size'")
+        low, high, size = 0, low, high
+    elif high is None:
+        raise TypeError("randint(): missing the required argument 'high'")
+    t = _C.empty(_size((size,), "randint"), dtype or _C.int64, device) if out is None else out
+    _C._random_(t, low, high, generator)
+    return _finish(t, requires_grad)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    """A random permutation of 0..n-1."""
+    return _finish(_C._randperm(n, dtype or _C.int64, generator), requires_grad, device)
+
+
+def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return rand(input.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return randn(input.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
+           device=None, requires_grad=False):
+    """Normal samples: numbers with a ``size``, or tensors of means and/or stds (broadcast)."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        from torch._functional import broadcast_shapes
+
+        like = mean if isinstance(mean, Tensor) else std
+        shape = broadcast_shapes(*(x.shape for x in (mean, std) if isinstance(x, Tensor)))
+        t = _C.empty(shape, like.dtype if like.dtype.is_floating_point else _C.get_default_dtype())
+        _C._normal_(t, 0.0, 1.0, generator)
+        result = t.mul_(std).add_(mean)
+        return result if out is None else out.resize_(result.shape).copy_(result)
+    if size is None:
+        raise TypeError("normal(): with numbers for mean and std, 'size' is required")
+    t = _random_tensor((size,), dtype, device, "normal") if out is None else out
+    _C._normal_(t, builtins.float(mean), builtins.float(std), generator)
+    return _finish(t, requires_grad)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """0/1 samples with probabilities ``input`` (or the number ``p``), same shape and dtype."""
+    t = _C.empty(input.shape, input.dtype if input.dtype.is_floating_point else _C.float32)
+    _C._bernoulli_(t, input if p is None else p, generator)
+    return t if out is None else out.copy_(t)
+
+
+def manual_seed(seed):
+    """Seeds the default generator; returns it."""
+    return _C.manual_seed(builtins.int(seed))
+
+
+def seed():
+    """Seeds the default generator from the OS; returns the seed."""
+    return _C.default_generator.seed()
+
+
+def initial_seed():
+    return _C.default_generator.initial_seed()
+
+
+def get_rng_state():
+    """The default generator's state as a uint8 tensor (for set_rng_state)."""
+    state = _C.default_generator.get_state()
+    return tensor(list(state), dtype=_C.uint8)
+
+
+def set_rng_state(new_state):
+    _C.default_generator.set_state(bytes(new_state.tolist()))

@@ -1,0 +1,313 @@
+"""torch.* functions written in Python over the core's primitives: reductions with their
+argument forms, composites (var, norm, logsumexp, clamp, lerp), and view ops as functions."""
+
+import builtins
+import collections
+import math
+
+from torch import _C
+
+Tensor = _C.Tensor
+
+__all__ = [
+    "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
+    "std", "var", "std_mean", "var_mean", "norm", "logsumexp", "clamp", "clip", "lerp",
+    "broadcast_shapes", "numel", "is_tensor", "is_floating_point", "square", "reshape", "view_as_real",
+    "transpose", "swapaxes", "swapdims", "permute", "t", "squeeze", "unsqueeze", "narrow", "select",
+    "flatten", "diagonal", "as_strided", "clone", "unfold", "detach", "count_nonzero", "return_types",
+]
+
+# Named results of reductions that return values and indices: `torch.max(x, 0).indices`.
+class return_types:  # noqa: N801  (a namespace, named like PyTorch's)
+    max = collections.namedtuple("max", ["values", "indices"])
+    min = collections.namedtuple("min", ["values", "indices"])
+    std_mean = collections.namedtuple("std_mean", ["std", "mean"])
+    var_mean = collections.namedtuple("var_mean", ["var", "mean"])
+
+
+for _cls in (return_types.max, return_types.min):
+    _cls.__module__ = "torch.return_types"
+    _cls.__repr__ = lambda self: (
+        f"torch.return_types.{type(self).__name__}(\nvalues={self.values!r},\nindices={self.indices!r})"
+    )
+
+
+def _check_tensor(x, op):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
+
+
+def _dims(dim):
+    """None (all dims) or a tuple of ints; an empty tuple/list means all dims too."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return None
+    return dim
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Sum over ``dim`` (an int or a tuple; all dims when None). Integers sum in int64."""
+    _check_tensor(input, "sum")
+    return _out(_C._sum(input, _dims(dim), keepdim, dtype), out)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    _check_tensor(input, "prod")
+    return _out(_C._prod(input, dim, keepdim, dtype), out)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Arithmetic mean over ``dim``; needs a floating-point input (or ``dtype``)."""
+    _check_tensor(input, "mean")
+    dt = dtype or input.dtype
+    if not dt.is_floating_point:
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {dt}"
+        )
+    s = _C._sum(input, _dims(dim), keepdim, dt)
+    return _out(s.div_(_count(input, dim)), out)
+
+
+def _count(input, dim):
+    dims = _dims(dim)
+    if dims is None:
+        return input.numel()
+    dims = (dims,) if isinstance(dims, builtins.int) else dims
+    return math.prod(input.shape[d] for d in dims)
+
+
+def _out(result, out):
+    if out is None:
+        return result
+    return out.resize_(result.shape).copy_(result)
+
+
+def amax(input, dim=(), keepdim=False, *, out=None):
+    """Maximum over ``dim`` (all dims by default); NaN propagates."""
+    return _out(_C._amax(input, _dims(dim), keepdim, None), out)
+
+
+def amin(input, dim=(), keepdim=False, *, out=None):
+    """Minimum over ``dim`` (all dims by default); NaN propagates."""
+    return _out(_C._amin(input, _dims(dim), keepdim, None), out)
+
+
+def _max_min(op, input, dim, keepdim, other, out):
+    fn, arg, elementwise, kind = {
+        "max": (_C._amax, _C._argmax, _C.maximum, return_types.max),
+        "min": (_C._amin, _C._argmin, _C.minimum, return_types.min),
+    }[op]
+    _check_tensor(input, op)
+    if isinstance(dim, Tensor):  # torch.max(a, b)
+        dim, other = None, dim
+    if other is not None:
+        return elementwise(input, other, out=out)
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError(
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return fn(input, None, False, None)
+    values, indices = arg(input, dim, keepdim)
+    if out is not None:
+        out[0].resize_(values.shape).copy_(values)
+        out[1].resize_(indices.shape).copy_(indices)
+        return kind(out[0], out[1])
+    return kind(values, indices)
+
+
+def max(input, dim=None, keepdim=False, *, other=None, out=None):
+    """``max(x)``: the largest value; ``max(x, dim)``: (values, indices) along ``dim``;
+    ``max(x, y)``: the elementwise maximum."""
+    return _max_min("max", input, dim, keepdim, other, out)
+
+
+def min(input, dim=None, keepdim=False, *, other=None, out=None):
+    """Like :func:`max`, for the smallest values."""
+    return _max_min("min", input, dim, keepdim, other, out)
+
+
+def argmax(input, dim=None, keepdim=False):
+    """Index of the largest value (flat index when ``dim`` is None); the first one on ties."""
+    _check_tensor(input, "argmax")
+    return _C._argmax(input, dim, keepdim and dim is not None)[1]
+
+
+def argmin(input, dim=None, keepdim=False):
+    _check_tensor(input, "argmin")
+    return _C._argmin(input, dim, keepdim and dim is not None)[1]
+
+
+def all(input, dim=None, keepdim=False, *, out=None):
+    return _out(_C._all(input, _dims(dim), keepdim, None), out)
+
+
+def any(input, dim=None, keepdim=False, *, out=None):
+    return _out(_C._any(input, _dims(dim), keepdim, None), out)
+
+
+def count_nonzero(input, dim=None):
+    return _C._sum(_C.ne(input, 0), _dims(dim), False, None)
+
+
+def _correction(correction, unbiased):
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """Variance over ``dim`` with ``correction`` (1: unbiased, the default; 0: biased)."""
+    if isinstance(dim, builtins.bool):  # var(x, False): the old `unbiased` positional form
+        dim, unbiased = None, dim
+    c = _correction(correction, unbiased)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"var(): expected a floating-point input, got {input.dtype}")
+    dims = _dims(dim)
+    mu = _C._sum(input, dims, True, None).div_(builtins.max(_count(input, dims), 1))
+    dev = _C.sub(input, mu)
+    ss = _C._sum(dev.mul_(dev), dims, keepdim, None)
+    return _out(ss.div_(builtins.max(_count(input, dims) - c, 0)), out)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """Standard deviation: the square root of :func:`var`."""
+    return _out(var(input, dim, unbiased, keepdim, correction=correction).sqrt_(), out)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return return_types.var_mean(
+        var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    )
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return return_types.std_mean(
+        std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    )
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """Vector p-norm over ``dim`` (all elements by default): p = 2 ('fro'), 1, inf, -inf, 0
+    or any number."""
+    if dtype is not None:
+        input = input.to(dtype)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"norm(): expected a floating-point input, got {input.dtype}")
+    dims = _dims(dim)
+    a = _C.abs(input)
+    if p in ("fro", 2, 2.0):
+        r = _C._sum(a.mul_(a), dims, keepdim, None).sqrt_()
+    elif p == math.inf:
+        r = _C._amax(a, dims, keepdim, None)
+    elif p == -math.inf:
+        r = _C._amin(a, dims, keepdim, None)
+    elif p == 0:
+        r = _C._sum(_C.ne(a, 0), dims, keepdim, None)._to_dtype(input.dtype, False)
+    elif p == 1:
+        r = _C._sum(a, dims, keepdim, None)
+    elif isinstance(p, (builtins.int, builtins.float)):
+        r = _C._sum(a.pow_(p), dims, keepdim, None).pow_(1.0 / p)
+    else:
+        raise RuntimeError(f"norm(): unsupported norm type {p!r}")
+    return _out(r, out)
+
+
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """log(sum(exp(x))) over ``dim``, computed without overflow."""
+    x = input if input.dtype.is_floating_point else input._to_dtype(_C.get_default_dtype(), False)
+    dims = _dims(dim)
+    m = _C._amax(x, dims, True, None)
+    m = _C.where(_C.isinf(m), _C.zeros_like(m), m)
+    r = _C._sum(_C.exp(_C.sub(x, m)), dims, True, None).log_().add_(m)
+    if not keepdim:
+        r = r.squeeze(dims) if dims is not None else r.reshape(())
+    return _out(r, out)
+
+
+def clamp(input, min=None, max=None, *, out=None):
+    """Limits values to [min, max] (either bound may be None or a tensor)."""
+    if min is None and max is None:
+        raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
+    r = input
+    if min is not None:
+        r = _C.maximum(r, min if isinstance(min, Tensor) else _scalar_like(min, input))
+    if max is not None:
+        r = _C.minimum(r, max if isinstance(max, Tensor) else _scalar_like(max, input))
+    if r is input:
+        r = input.clone()
+    return _out(r, out)
+
+
+def _scalar_like(v, ref):
+    """A number as a 0-d tensor that promotes like a Python scalar would."""
+    t = _C._full((), v, None)
+    dt = _C.result_type(ref, v)
+    return t._to_dtype(dt, False)
+
+
+clip = clamp
+
+
+def lerp(input, end, weight, *, out=None):
+    """input + weight * (end - input)."""
+    return _C._lerp(input, end, weight, out)
+
+
+def square(input, *, out=None):
+    return _C.mul(input, input, out=out)
+
+
+def broadcast_shapes(*shapes):
+    """The shape that tensors of the given shapes broadcast to."""
+    from torch._size import Size
+
+    result = []
+    for shape in shapes:
+        shape = (shape,) if isinstance(shape, builtins.int) else tuple(shape)
+        for i, s in enumerate(reversed(shape)):
+            if i == len(result):
+                result.append(s)
+            elif result[i] == 1 or s == result[i]:
+                result[i] = s
+            elif s != 1:
+                raise RuntimeError(
+                    f"broadcast_shapes: shapes {', '.join(str(tuple(x)) for x in shapes)} "
+                    "cannot be broadcast"
+                )
+    return Size(reversed(result))
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def view_as_real(input):
+    raise NotImplementedError("complex tensors are not supported in this build")
+
+
+def _method_as_function(name):
+    method = getattr(Tensor, name)
+
+    def fn(input, *args, **kwargs):
+        _check_tensor(input, name)
+        return method(input, *args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``torch.{name}(input, ...)`` is ``input.{name}(...)``."
+    return fn
+
+
+for _name in ("reshape", "transpose", "swapaxes", "swapdims", "permute", "t", "squeeze",
+              "unsqueeze", "narrow", "select", "flatten", "diagonal", "as_strided", "clone",
+              "unfold", "detach"):
+    globals()[_name] = _method_as_function(_name)

@@ -1,0 +1,30 @@
+"""torch.Size: the shape of a tensor, a tuple of ints."""
+
+
+class Size(tuple):
+    """The result of ``Tensor.size()`` and ``Tensor.shape``: a tuple subclass."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+
+    def __getitem__(self, index):
+        result = tuple.__getitem__(self, index)
+        return Size(result) if isinstance(index, slice) else result
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+    def numel(self):
+        """Number of elements a tensor of this shape holds."""
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))

@@ -1,0 +1,322 @@
+"""Tensor methods written in Python, attached to the compiled ``torch.Tensor`` class.
+
+The hot methods (arithmetic, views, indexing) are bound in C++; the ones here parse richer
+argument forms or compose primitives, where a microsecond of Python does not matter.
+"""
+
+import builtins
+
+from torch import _C, _functional as F
+from torch._dtypes import iinfo, legacy_type_name, parse_type
+from torch._tensor_str import tensor_repr
+
+Tensor = _C.Tensor
+
+# Autograd state defaults; torch-autograd fills them in.
+Tensor.grad = None
+Tensor.grad_fn = None
+Tensor.is_leaf = property(lambda self: self.grad_fn is None, doc="True for tensors no op created.")
+Tensor.__array_priority__ = 1000  # numpy defers `array + tensor` to Tensor.__radd__
+Tensor.__module__ = "torch"
+
+
+def _method(fn):
+    setattr(Tensor, fn.__name__, fn)
+    return fn
+
+
+# Reductions and composites: torch.f(x, ...) is x.f(...).
+for _name in ("sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
+              "std", "var", "norm", "logsumexp", "clamp", "clip", "lerp", "square", "count_nonzero"):
+    setattr(Tensor, _name, getattr(F, _name))
+
+
+@_method
+def clamp_(self, min=None, max=None):
+    return self.copy_(F.clamp(self, min, max))
+
+
+Tensor.clip_ = clamp_
+
+
+@_method
+def lerp_(self, end, weight):
+    return self.copy_(F.lerp(self, end, weight))
+
+
+@_method
+def addcmul(self, tensor1, tensor2, *, value=1):
+    return _C.addcmul(self, tensor1, tensor2, value=value)
+
+
+@_method
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    return _C.addcmul(self, tensor1, tensor2, value=value, out=self)
+
+
+@_method
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    return _C.addcdiv(self, tensor1, tensor2, value=value)
+
+
+@_method
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    return _C.addcdiv(self, tensor1, tensor2, value=value, out=self)
+
+
+@_method
+def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    return _C.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+
+@_method
+def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    return _C.addmm(self, mat1, mat2, beta=beta, alpha=alpha, out=self)
+
+
+@_method
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    return _C.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+
+@_method
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    return _C.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+
+@_method
+def where(self, condition, other):
+    return _C.where(condition, self, other)
+
+
+@_method
+def round(self, decimals=0):
+    return _C.round(self, decimals=decimals)
+
+
+@_method
+def round_(self, decimals=0):
+    return _C.round(self, decimals=decimals, out=self)
+
+
+# ---------------------------------------------------------------- random, in place
+@_method
+def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
+    _C._uniform_(self, builtins.float(kwargs.get("from", from_)), builtins.float(to), generator)
+    return self
+
+
+@_method
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    _C._normal_(self, builtins.float(mean), builtins.float(std), generator)
+    return self
+
+
+@_method
+def random_(self, from_=0, to=None, *, generator=None):
+    if to is None:
+        from_, to = 0, from_ if from_ else _max_random(self.dtype)
+    _C._random_(self, from_, to, generator)
+    return self
+
+
+def _max_random(dtype):
+    if dtype.is_floating_point:
+        return 2 ** {2: 11, 4: 24, 8: 53}[dtype.itemsize] + (1 if dtype.itemsize == 2 else 0)
+    return 2 if dtype == _C.bool else iinfo(dtype).max + 1
+
+
+@_method
+def bernoulli_(self, p=0.5, *, generator=None):
+    _C._bernoulli_(self, p, generator)
+    return self
+
+
+@_method
+def bernoulli(self, p=None, *, generator=None):
+    from torch._creation import bernoulli
+
+    return bernoulli(self, p, generator=generator)
+
+
+@_method
+def multinomial(self, num_samples, replacement=False, *, generator=None):
+    return _C.multinomial(self, num_samples, replacement, generator=generator)
+
+
+# ---------------------------------------------------------------- conversions
+def _parse_to(args, kwargs):
+    dtype, device = kwargs.get("dtype"), kwargs.get("device")
+    for a in args:
+        if isinstance(a, _C.dtype) or a in (builtins.float, builtins.int, builtins.bool):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, (str, _C.device, builtins.int)):
+            device = a
+        else:
+            raise TypeError(f"to() received an invalid argument: {a!r}")
+    return dtype, device
+
+
+@_method
+def to(self, *args, **kwargs):
+    """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(other)``: returns self when
+    nothing changes (unless ``copy=True``)."""
+    dtype, device = _parse_to(args, kwargs)
+    copy = kwargs.get("copy", False)
+    if device is not None and _C.device(device) != self.device:
+        raise RuntimeError(
+            f"to(): cannot move a tensor to {_C.device(device)}: this build has only the cpu "
+            "backend (CUDA support is not installed)"
+        )
+    return self._to_dtype(dtype or self.dtype, copy)
+
+
+@_method
+def cpu(self, memory_format=None):
+    return self
+
+
+@_method
+def cuda(self, device=None, non_blocking=False):
+    return self.to("cuda" if device is None else _C.device("cuda", device))
+
+
+def _caster(name, dtype):
+    def cast(self, memory_format=None):
+        return self._to_dtype(dtype, False)
+
+    cast.__name__ = name
+    cast.__doc__ = f"``self.to({dtype})``"
+    setattr(Tensor, name, cast)
+
+
+for _name, _dt in (("float", _C.float32), ("double", _C.float64), ("half", _C.float16),
+                   ("bfloat16", _C.bfloat16), ("int", _C.int32), ("long", _C.int64),
+                   ("short", _C.int16), ("char", _C.int8), ("byte", _C.uint8), ("bool", _C.bool)):
+    _caster(_name, _dt)
+
+
+@_method
+def type(self, dtype=None, non_blocking=False, **kwargs):
+    """Without arguments, the legacy type name ('torch.FloatTensor'); with a dtype, a legacy
+    class or its name, the tensor cast to it."""
+    if dtype is None:
+        return legacy_type_name(self.dtype)
+    return self._to_dtype(parse_type(dtype), False)
+
+
+@_method
+def type_as(self, other):
+    return self._to_dtype(other.dtype, False)
+
+
+@_method
+def __array__(self, dtype=None, copy=None):
+    a = self.numpy()
+    return a if dtype is None else a.astype(dtype, copy=False)
+
+
+@_method
+def __iter__(self):
+    if self.dim() == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return (self[i] for i in builtins.range(self.shape[0]))
+
+
+@_method
+def __reversed__(self):
+    return self.flip(0) if hasattr(self, "flip") else iter(list(self)[::-1])
+
+
+@_method
+def __contains__(self, element):
+    if isinstance(element, (Tensor, builtins.int, builtins.float, builtins.bool)):
+        return builtins.bool(_C.eq(self, element).any())
+    raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
+
+
+@_method
+def __format__(self, spec):
+    if self.dim() == 0:
+        return self.item().__format__(spec)
+    return object.__format__(self, spec)
+
+
+@_method
+def __repr__(self, *, tensor_contents=None):
+    return tensor_repr(self)
+
+
+Tensor.__str__ = Tensor.__repr__
+
+
+@_method
+def requires_grad_(self, requires_grad=True):
+    self.requires_grad = requires_grad
+    return self
+
+
+@_method
+def detach_(self):
+    self.requires_grad = False
+    return self
+
+
+@_method
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from torch._creation import tensor
+
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_filled(name, value):
+    def new(self, *size, dtype=None, device=None, requires_grad=False):
+        from torch._creation import _filled
+
+        return _filled(size, value, dtype or self.dtype, device, requires_grad, name)
+
+    new.__name__ = name
+    setattr(Tensor, name, new)
+
+
+_new_filled("new_zeros", 0)
+_new_filled("new_ones", 1)
+
+
+@_method
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    from torch._creation import _size
+
+    return _C.empty(_size(size, "new_empty"), dtype or self.dtype, device)
+
+
+@_method
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    from torch._creation import full
+
+    return full(size, fill_value, dtype=dtype or self.dtype)
+
+
+@_method
+def dim_order(self):
+    return tuple(sorted(builtins.range(self.dim()), key=lambda d: -self.stride(d)))
+
+
+@_method
+def __deepcopy__(self, memo):
+    result = self.clone()
+    memo[id(self)] = result
+    return result
+
+
+@_method
+def __reduce_ex__(self, protocol):
+    return (_rebuild, (self.tolist(), self.dtype, tuple(self.shape)))
+
+
+def _rebuild(data, dtype, shape):
+    from torch._creation import tensor
+
+    return tensor(data, dtype=dtype).reshape(shape)

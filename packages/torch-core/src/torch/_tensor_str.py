@@ -1,0 +1,105 @@
+"""Printing tensors the way PyTorch does: ``tensor([1., 2.])``, a dtype suffix when it is
+not the default for its kind, and large tensors summarised with ``...``."""
+
+import math
+
+from torch import _C
+
+PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
+
+
+def _summarized_values(t, summarize):
+    """The values that will be printed, as nested lists (edges only when summarising)."""
+    if t.dim() == 0:
+        return t.item()
+    n = t.shape[0]
+    if summarize and n > 2 * EDGEITEMS:
+        idx = list(range(EDGEITEMS)) + [None] + list(range(n - EDGEITEMS, n))
+    else:
+        idx = list(range(n))
+    return [None if i is None else _summarized_values(t[i], summarize) for i in idx]
+
+
+def _flat(values):
+    if isinstance(values, list):
+        for v in values:
+            yield from _flat(v)
+    elif values is not None:
+        yield values
+
+
+class _Formatter:
+    def __init__(self, values, floating):
+        self.floating = floating
+        self.sci = False
+        self.int_mode = False
+        vals = list(values)
+        if floating:
+            finite = [abs(v) for v in vals if math.isfinite(v)]
+            nonzero = [v for v in finite if v != 0]
+            self.int_mode = all(v == math.ceil(v) for v in finite)
+            if nonzero:
+                lo, hi = min(nonzero), max(nonzero)
+                if self.int_mode:
+                    self.sci = hi / lo > 1000.0 or hi > 1e8
+                else:
+                    self.sci = hi / lo > 1000.0 or hi > 1e8 or lo < 1e-4
+        self.width = max((len(self.raw(v)) for v in vals), default=1)
+
+    def raw(self, v):
+        if isinstance(v, bool):
+            return str(v)
+        if not self.floating:
+            return str(v)
+        if not math.isfinite(v):
+            return str(v)
+        if self.sci:
+            return f"{v:.{PRECISION}e}"
+        if self.int_mode:
+            return f"{v:.0f}."
+        return f"{v:.{PRECISION}f}"
+
+    def __call__(self, v):
+        return self.raw(v).rjust(self.width)
+
+
+def _format(values, fmt, indent, dim):
+    if dim == 0:
+        return fmt(values)
+    if dim == 1:
+        items = ["..." if v is None else fmt(v) for v in values]
+        per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    sep = "," + "\n" * (dim - 1) + " " * (indent + 1)
+    parts = ["..." if v is None else _format(v, fmt, indent + 1, dim - 1) for v in values]
+    return "[" + sep.join(parts) + "]"
+
+
+def _default_for_kind(dtype):
+    return dtype in (_C.get_default_dtype(), _C.int64, _C.bool)
+
+
+def tensor_repr(t):
+    prefix = "tensor("
+    suffixes = []
+    if t.numel() == 0:
+        body = "[]"
+        if t.dim() != 1:
+            suffixes.append(f"size={tuple(t.shape)}")
+        if not (t.dtype in (_C.get_default_dtype(), _C.int64)):
+            suffixes.append(f"dtype={t.dtype}")
+    else:
+        summarize = t.numel() > THRESHOLD
+        values = _summarized_values(t, summarize)
+        fmt = _Formatter(_flat(values) if t.dim() else [values], t.dtype.is_floating_point)
+        body = _format(values, fmt, len(prefix), t.dim())
+        if not _default_for_kind(t.dtype):
+            suffixes.append(f"dtype={t.dtype}")
+    if t.device.type != "cpu":
+        suffixes.insert(0, f"device='{t.device}'")
+    if t.requires_grad and t.grad_fn is None:
+        suffixes.append("requires_grad=True")
+    elif t.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
+    return prefix + body + "".join(", " + s for s in suffixes) + ")"

@@ -1,0 +1,78 @@
+"""Helpers for testing code that uses tensors.
+
+``assert_close(actual, expected)`` is the one public function, with the same
+defaults as PyTorch's: dtypes must match, and floating-point values may differ
+by ``atol + rtol * |expected|`` with a default (rtol, atol) chosen by dtype.
+The op registry the test suites share lives in ``torch.testing._op_registry``.
+"""
+
+import torch
+
+__all__ = ["assert_close"]
+
+# Default (rtol, atol) by dtype; integer and bool values must be equal.
+_TOLERANCES = {
+    torch.float16: (1e-3, 1e-5),
+    torch.bfloat16: (1.6e-2, 1e-5),
+    torch.float32: (1.3e-6, 1e-5),
+    torch.float64: (1e-7, 1e-7),
+}
+
+
+def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, check_dtype=True, msg=None):
+    """Raise ``AssertionError`` unless `actual` and `expected` are close.
+
+    Both may be tensors, Python numbers, or (nested) lists/tuples of them.
+    Shapes must be equal, and dtypes too unless ``check_dtype=False``. Values
+    are close when ``|actual - expected| <= atol + rtol * |expected|``; give
+    both `rtol` and `atol`, or neither to get the defaults for the dtypes
+    (the looser of the two). NaNs are equal only with ``equal_nan=True``.
+
+    Example::
+
+        >>> torch.testing.assert_close(torch.tensor([1.0]), torch.tensor([1.0 + 1e-7]))
+    """
+    if (rtol is None) != (atol is None):
+        raise ValueError("Both 'rtol' and 'atol' must be either specified or omitted, "
+                         f"but got rtol={rtol} and atol={atol}.")
+    if isinstance(actual, (list, tuple)) or isinstance(expected, (list, tuple)):
+        if type(actual) is not type(expected) or len(actual) != len(expected):
+            raise AssertionError(msg or f"Sequences do not match: {actual!r} and {expected!r}.")
+        for a, e in zip(actual, expected):
+            assert_close(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype, msg=msg)
+        return
+    actual, expected = _as_tensor(actual), _as_tensor(expected)
+    if actual.shape != expected.shape:
+        raise AssertionError(msg or f"The values for attribute 'shape' do not match: "
+                                    f"{actual.shape} != {expected.shape}.")
+    if check_dtype and actual.dtype != expected.dtype:
+        raise AssertionError(msg or f"The values for attribute 'dtype' do not match: "
+                                    f"{actual.dtype} != {expected.dtype}.")
+    if rtol is None:
+        pairs = [_TOLERANCES.get(actual.dtype, (0.0, 0.0)), _TOLERANCES.get(expected.dtype, (0.0, 0.0))]
+        rtol, atol = max(p[0] for p in pairs), max(p[1] for p in pairs)
+    a, e = actual.to(torch.float64), expected.to(torch.float64)
+    diff = (a - e).abs()
+    close = (diff <= atol + rtol * e.abs()) | (a == e)        # a == e: equal infinities
+    if equal_nan:
+        close = close | (a.isnan() & e.isnan())
+    if bool(close.all()):
+        return
+    bad = int((~close).sum())
+    worst = float(torch.where(close, 0.0, diff).max())
+    raise AssertionError(msg or (
+        f"Tensor-likes are not close!\n\nMismatched elements: {bad} / {close.numel()} "
+        f"({100.0 * bad / close.numel():.1f}%)\nGreatest absolute difference: {worst} "
+        f"(up to {atol} allowed)\nRelative tolerance: {rtol}"))
+
+
+def _as_tensor(value):
+    if isinstance(value, torch.Tensor):
+        return value
+    if isinstance(value, bool):
+        return torch.tensor(value, dtype=torch.bool)
+    if isinstance(value, int):
+        return torch.tensor(value, dtype=torch.int64)
+    if isinstance(value, float):
+        return torch.tensor(value, dtype=torch.float64)
+    raise TypeError(f"assert_close: cannot compare values of type {type(value).__name__}")

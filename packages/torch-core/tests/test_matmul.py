@@ -1,0 +1,106 @@
+"""Matrix products against NumPy: the registry's matmul family, broadcasting
+forms of matmul, out= and in-place forms, shape errors and thread control."""
+
+import numpy as np
+import pytest
+import torch
+from torch.testing._op_registry import BY_NAME, assert_array_matches, cases, to_numpy
+
+
+@pytest.mark.parametrize("case", cases("matmul"), ids=repr)
+def test_matches_numpy(case):
+    x = case.make()
+    case.check(case.call(x), case.expected(x))
+
+
+@pytest.mark.parametrize("case", cases("matmul", where=lambda c: c.dtype in (torch.float32, torch.int64)), ids=repr)
+def test_method_and_out_match_numpy(case):
+    x = case.make()
+    expected = case.expected(x)
+    self, *rest = x.args
+    case.check(getattr(self, case.op.target)(*rest, **x.kwargs), expected)
+    if case.op.name == "matmul" and min(a.dim() for a in x.args) == 1:
+        return   # PyTorch resizes (and warns about) out= for vector forms of matmul
+    out = torch.empty(np.shape(expected), dtype=case.dtype)
+    assert case.op(*x.args, **x.kwargs, out=out) is out
+    case.check(out, expected)
+
+
+@pytest.mark.parametrize("name", ["addmm", "addmv", "baddbmm"])
+def test_inplace_forms(name):
+    op = BY_NAME[name]
+    for case in cases(where=lambda c: c.op is op and c.dtype == torch.float64):
+        if case.sample.args[0].shape != np.shape(case.expected(case.make())):
+            continue   # in-place needs the input to have the result's shape
+        x = case.make()
+        self = x.args[0]
+        version = self._version
+        assert getattr(self, name + "_")(*x.args[1:], **x.kwargs) is self
+        assert self._version > version
+        case.check(self, case.expected(x))
+
+
+def _rand(*shape, dtype=torch.float64, seed=0):
+    t = torch.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=dtype)
+    return t, to_numpy(t).astype(np.float64)
+
+
+@pytest.mark.parametrize("shape_a, shape_b", [
+    ((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 5)), ((2, 3, 4), (4, 5)), ((4,), (2, 4, 5)),
+    ((2, 1, 3, 4), (5, 4, 2)), ((1, 3, 4), (6, 4, 2)), ((2, 3, 0), (0, 4)),
+])
+def test_matmul_broadcasting_forms(shape_a, shape_b):
+    a, na = _rand(*shape_a)
+    b, nb = _rand(*shape_b, seed=1)
+    result = a @ b
+    assert tuple(result.shape) == np.matmul(na, nb).shape
+    assert_array_matches(result, np.matmul(na, nb), 1e-12, 1e-12)
+
+
+def test_beta_zero_ignores_nan_in_input():
+    c = torch.full((2, 2), float("nan"))
+    a, b = torch.ones(2, 3), torch.ones(3, 2)
+    assert torch.addmm(c, a, b, beta=0).tolist() == [[3.0, 3.0], [3.0, 3.0]]
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+def test_larger_products_match_numpy(layout):
+    a, na = _rand(130, 140, dtype=torch.float32)
+    b, nb = _rand(70, 90, dtype=torch.float32, seed=1)
+    if layout == "transposed":
+        a, na = a.t().contiguous().t(), na
+        b = b.t().contiguous().t()
+    a, na = (a[:, ::2], na[:, ::2]) if layout == "strided" else (a[:, :70], na[:, :70])
+    assert_array_matches(a @ b, na @ nb, 1e-4, 1e-4)
+    assert_array_matches(torch.mm(a, b), na @ nb, 1e-4, 1e-4)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda: torch.ones(2, 3) @ torch.ones(4, 5),
+    lambda: torch.mm(torch.ones(3), torch.ones(3)),
+    lambda: torch.mm(torch.ones(2, 3), torch.ones(4, 2)),
+    lambda: torch.bmm(torch.ones(2, 3, 4), torch.ones(3, 4, 5)),
+    lambda: torch.mv(torch.ones(2, 3), torch.ones(2)),
+    lambda: torch.dot(torch.ones(3), torch.ones(4)),
+    lambda: torch.dot(torch.ones(3), torch.ones(3, dtype=torch.float64)),
+    lambda: torch.matmul(torch.ones(2, 2, 3), torch.ones(3, 3, 2)),
+    lambda: torch.ones(3) @ torch.tensor(2.0),
+], ids=["matmul", "mm-1d", "mm-inner", "bmm-batch", "mv", "dot-size", "dot-dtype", "matmul-batch", "0d"])
+def test_shape_and_dtype_errors(fn):
+    with pytest.raises(RuntimeError):
+        fn()
+
+
+def test_thread_count_can_be_set_and_read():
+    torch.set_num_threads(1)
+    assert torch.get_num_threads() == 1
+    one = torch.mm(*[_rand(200, 200, dtype=torch.float32, seed=s)[0] for s in (0, 1)])
+    torch.set_num_threads(2)
+    assert torch.get_num_threads() == 2
+    two = torch.mm(*[_rand(200, 200, dtype=torch.float32, seed=s)[0] for s in (0, 1)])
+    assert_array_matches(one, to_numpy(two), 1e-5, 1e-5)
+
+
+def test_thread_count_must_be_positive():
+    with pytest.raises((RuntimeError, ValueError)):
+        torch.set_num_threads(0)

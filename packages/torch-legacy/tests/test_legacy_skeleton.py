@@ -1,0 +1,21 @@
+"""The torch-legacy wheel installs torch.legacy beside torch-core's ``torch`` package."""
+
+from importlib.metadata import files, version
+
+import torch
+import torch.legacy
+
+
+def test_subpackage_imports_with_its_distribution_version():
+    assert torch.legacy.__name__ == "torch.legacy"
+    assert torch.legacy.__version__ == version("torch-legacy")
+
+
+def test_core_stays_reachable():
+    assert isinstance(torch.Tensor, type)
+    assert torch.__version__ == version("torch-core")
+
+
+def test_wheel_does_not_ship_torch_init():
+    shipped = {str(f) for f in files("torch-legacy") or ()}
+    assert "torch/__init__.py" not in shipped
