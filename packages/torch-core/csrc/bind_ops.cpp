@@ -6,6 +6,11 @@ namespace tc {
 
 static py::object self_ref(py::handle self) { return py::reinterpret_borrow<py::object>(self); }
 
+// With out=, the result is the out tensor itself (the same Python object).
+static py::object ret(py::handle out, const Tensor& r) {
+  return out.is_none() ? py::cast(r) : self_ref(out);
+}
+
 struct NamedOp {
   const char* name;
   Op op;
@@ -88,10 +93,10 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
   // ---------------------------------------------------------------- unary
   for (const NamedOp& u : kUnaryOps) {
     Op op = u.op;
-    m.def(u.name, [op](const Tensor& x, py::handle out) { return unary(op, x, opt_tensor(out)); },
+    m.def(u.name, [op](const Tensor& x, py::handle out) { return ret(out, unary(op, x, opt_tensor(out))); },
           py::arg("input"), py::kw_only(), py::arg("out") = py::none());
     cls.def(u.name, [op](const Tensor& x) { return unary(op, x); });
-    if (spec_of(op).bool_out) continue;
+    if (spec_of(op).bool_out && op != Op::logical_not) continue;
     cls.def(keep(method_inplace(u.name)), [op](py::handle self) {
       const Tensor& x = self.cast<const Tensor&>();
       unary(op, x, x);
@@ -99,9 +104,9 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
     });
   }
   m.def("round", [](const Tensor& x, int decimals, py::handle out) {
-    if (decimals == 0) return unary(Op::round, x, opt_tensor(out));
+    if (decimals == 0) return ret(out, unary(Op::round, x, opt_tensor(out)));
     Tensor scale = wrap_scalar(Scalar::from_double(std::pow(10.0, decimals)));
-    return binary(Op::div, unary(Op::round, binary(Op::mul, x, scale)), scale, opt_tensor(out));
+    return ret(out, binary(Op::div, unary(Op::round, binary(Op::mul, x, scale)), scale, opt_tensor(out)));
   }, py::arg("input"), py::kw_only(), py::arg("decimals") = 0, py::arg("out") = py::none());
   cls.def("__neg__", [](const Tensor& x) { return unary(Op::neg, x); })
       .def("__abs__", [](const Tensor& x) { return unary(Op::abs, x); })
@@ -114,7 +119,7 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
     const char* name = b.name;
     m.def(name, [op, name](py::handle a, py::handle c, py::handle out) {
       // torch.pow(2, t): the first operand may be a number when the second is a tensor
-      return binary(op, tensor_or_scalar(a, name, "input"), tensor_or_scalar(c, name, "other"), opt_tensor(out));
+      return ret(out, binary(op, tensor_or_scalar(a, name, "input"), tensor_or_scalar(c, name, "other"), opt_tensor(out)));
     }, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none());
     cls.def(name, [op, name](const Tensor& a, py::handle c) {
       return binary(op, a, tensor_or_scalar(c, name, "other"));
@@ -128,7 +133,7 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
   for (Op op : {Op::add, Op::sub}) {
     const char* name = op_name(op);
     m.def(name, [op](const Tensor& a, py::handle b, py::handle alpha, py::handle out) {
-      return add_sub(op, a, b, alpha, out);
+      return ret(out, add_sub(op, a, b, alpha, out));
     }, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1, py::arg("out") = py::none());
     cls.def(name, [op](const Tensor& a, py::handle b, py::handle alpha) {
       return add_sub(op, a, b, alpha, py::none());
@@ -142,8 +147,8 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
   m.attr("subtract") = m.attr("sub");
   cls.attr("subtract") = cls.attr("sub");
   m.def("div", [](py::handle a, py::handle b, py::handle rounding_mode, py::handle out) {
-    return binary(div_op(rounding_mode), tensor_or_scalar(a, "div", "input"),
-                  tensor_or_scalar(b, "div", "other"), opt_tensor(out));
+    return ret(out, binary(div_op(rounding_mode), tensor_or_scalar(a, "div", "input"),
+                  tensor_or_scalar(b, "div", "other"), opt_tensor(out)));
   }, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
         py::arg("out") = py::none());
   cls.def("div", [](const Tensor& a, py::handle b, py::handle rounding_mode) {
@@ -208,14 +213,14 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
 
   // ---------------------------------------------------------------- ternary
   m.def("where", [](const Tensor& c, py::handle a, py::handle b, py::handle out) {
-    return where(c, tensor_or_scalar(a, "where", "input"), tensor_or_scalar(b, "where", "other"), opt_tensor(out));
+    return ret(out, where(c, tensor_or_scalar(a, "where", "input"), tensor_or_scalar(b, "where", "other"), opt_tensor(out)));
   }, py::arg("condition"), py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none());
   m.def("_lerp", [](const Tensor& s, const Tensor& e, py::handle w, py::handle out) {
-    return ternary(Op::lerp, s, e, tensor_or_scalar(w, "lerp", "weight"), Scalar(), opt_tensor(out));
+    return ret(out, ternary(Op::lerp, s, e, tensor_or_scalar(w, "lerp", "weight"), Scalar(), opt_tensor(out)));
   });
   for (Op op : {Op::addcmul, Op::addcdiv}) {
     m.def(op_name(op), [op](const Tensor& x, const Tensor& a, const Tensor& b, py::handle value, py::handle out) {
-      return ternary(op, x, a, b, to_scalar(value, op_name(op), "value"), opt_tensor(out));
+      return ret(out, ternary(op, x, a, b, to_scalar(value, op_name(op), "value"), opt_tensor(out)));
     }, py::arg("input"), py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1,
           py::arg("out") = py::none());
   }
@@ -234,7 +239,7 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
   }
 
   // ---------------------------------------------------------------- matrix products
-  m.def("matmul", [](const Tensor& a, const Tensor& b, py::handle out) { return matmul(a, b, opt_tensor(out)); },
+  m.def("matmul", [](const Tensor& a, const Tensor& b, py::handle out) { return ret(out, matmul(a, b, opt_tensor(out))); },
         py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none());
   cls.def("matmul", [](const Tensor& a, const Tensor& b) { return matmul(a, b); });
   cls.def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
@@ -245,32 +250,37 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
     if (!py::isinstance<Tensor>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
     return py::cast(matmul(b.cast<const Tensor&>(), a));
   });
-  m.def("mm", [](const Tensor& a, const Tensor& b, py::handle out) { return mm(a, b, opt_tensor(out)); },
+  m.def("mm", [](const Tensor& a, const Tensor& b, py::handle out) { return ret(out, mm(a, b, opt_tensor(out))); },
         py::arg("input"), py::arg("mat2"), py::kw_only(), py::arg("out") = py::none());
-  m.def("bmm", [](const Tensor& a, const Tensor& b, py::handle out) { return bmm(a, b, opt_tensor(out)); },
+  m.def("bmm", [](const Tensor& a, const Tensor& b, py::handle out) { return ret(out, bmm(a, b, opt_tensor(out))); },
         py::arg("input"), py::arg("mat2"), py::kw_only(), py::arg("out") = py::none());
-  m.def("mv", [](const Tensor& a, const Tensor& v, py::handle out) { return mv(a, v, opt_tensor(out)); },
+  m.def("mv", [](const Tensor& a, const Tensor& v, py::handle out) { return ret(out, mv(a, v, opt_tensor(out))); },
         py::arg("input"), py::arg("vec"), py::kw_only(), py::arg("out") = py::none());
-  m.def("dot", [](const Tensor& a, const Tensor& b) { return dot(a, b); }, py::arg("input"), py::arg("other"));
+  m.def("dot", [](const Tensor& a, const Tensor& b, py::handle out) {
+    Tensor r = dot(a, b);
+    if (!out.is_none()) copy_(opt_tensor(out), r);
+    return ret(out, r);
+  }, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none());
   cls.def("mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); });
   cls.def("bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); });
   cls.def("mv", [](const Tensor& a, const Tensor& b) { return mv(a, b); });
   cls.def("dot", [](const Tensor& a, const Tensor& b) { return dot(a, b); });
   auto scalar_or = [](py::handle h, const char* op, const char* arg) { return to_scalar(h, op, arg); };
   m.def("addmm", [=](const Tensor& in, const Tensor& a, const Tensor& b, py::handle beta, py::handle alpha, py::handle out) {
-    return addmm(in, a, b, scalar_or(beta, "addmm", "beta"), scalar_or(alpha, "addmm", "alpha"), opt_tensor(out));
+    return ret(out, addmm(in, a, b, scalar_or(beta, "addmm", "beta"), scalar_or(alpha, "addmm", "alpha"), opt_tensor(out)));
   }, py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1,
         py::arg("alpha") = 1, py::arg("out") = py::none());
   m.def("addmv", [=](const Tensor& in, const Tensor& a, const Tensor& v, py::handle beta, py::handle alpha, py::handle out) {
-    return addmv(in, a, v, scalar_or(beta, "addmv", "beta"), scalar_or(alpha, "addmv", "alpha"), opt_tensor(out));
+    return ret(out, addmv(in, a, v, scalar_or(beta, "addmv", "beta"), scalar_or(alpha, "addmv", "alpha"), opt_tensor(out)));
   }, py::arg("input"), py::arg("mat"), py::arg("vec"), py::kw_only(), py::arg("beta") = 1,
         py::arg("alpha") = 1, py::arg("out") = py::none());
   m.def("baddbmm", [=](const Tensor& in, const Tensor& a, const Tensor& b, py::handle beta, py::handle alpha, py::handle out) {
-    return baddbmm(in, a, b, scalar_or(beta, "baddbmm", "beta"), scalar_or(alpha, "baddbmm", "alpha"), opt_tensor(out));
+    return ret(out, baddbmm(in, a, b, scalar_or(beta, "baddbmm", "beta"), scalar_or(alpha, "baddbmm", "alpha"), opt_tensor(out)));
   }, py::arg("input"), py::arg("batch1"), py::arg("batch2"), py::kw_only(), py::arg("beta") = 1,
         py::arg("alpha") = 1, py::arg("out") = py::none());
 
   // ---------------------------------------------------------------- random
+  // The samplers fill fresh tensors too, so bumping the version is left to the methods.
   m.def("_uniform_", [](const Tensor& t, double a, double b, py::handle g) { uniform_(t, a, b, opt_generator(g)); });
   m.def("_normal_", [](const Tensor& t, double mean, double std, py::handle g) {
     normal_(t, mean, std, opt_generator(g));

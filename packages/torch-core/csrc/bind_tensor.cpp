@@ -36,6 +36,9 @@ static Tensor basic_index(const Tensor& t, py::handle idx) {
     if (h.ptr() == Py_Ellipsis) ellipses++;
     else if (h.is_none()) continue;
     else if (is_index_int(h) || PySlice_Check(h.ptr())) consumed++;
+    else if (py::isinstance<py::str>(h) || (!py::isinstance<Tensor>(h) && !PySequence_Check(h.ptr()) && !PyBool_Check(h.ptr())))
+      fail(ErrorKind::Index, "only integers, slices (`:`), ellipsis (`...`), None and integer or "
+           "boolean tensors are valid indices (got ", std::string(py::str(h.get_type().attr("__name__"))), ")");
     else
       fail(ErrorKind::NotImplemented, "indexing with ", std::string(py::str(h.get_type().attr("__name__"))),
            " (advanced indexing with tensors, lists or bool masks) is not supported yet; "
@@ -85,13 +88,35 @@ static py::object tolist_rec(const char* p, const Tensor& t, int64_t d) {
   return l;
 }
 
+static const Tensor& one_element(const Tensor& t) {
+  TC_CHECK(t.numel() == 1, Value, "only one element tensors can be converted to Python scalars "
+           "(got a tensor of shape ", shape_str(t.sizes()), ")");
+  return t;
+}
+
 static py::object scalar_to_py(const Scalar& s) {
   if (s.kind == Scalar::Bool) return py::bool_(s.i != 0);
   if (s.kind == Scalar::Int) return py::int_(s.i);
   return py::float_(s.d);
 }
 
+// A handle on a tensor's storage (the bytes all its views share).
+struct StorageRef {
+  StoragePtr s;
+};
+
 void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
+  py::class_<StorageRef>(m, "UntypedStorage", "The byte buffer that a tensor and its views share.")
+      .def("data_ptr", [](const StorageRef& r) { return reinterpret_cast<uintptr_t>(r.s->data); })
+      .def("nbytes", [](const StorageRef& r) { return r.s->nbytes; })
+      .def("size", [](const StorageRef& r) { return r.s->nbytes; })
+      .def("__len__", [](const StorageRef& r) { return r.s->nbytes; })
+      .def("element_size", [](const StorageRef&) { return 1; })
+      .def_property_readonly("device", [](const StorageRef& r) { return r.s->device; })
+      .def("__eq__", [](const StorageRef& a, const StorageRef& b) { return a.s == b.s; });
+  m.attr("UntypedStorage").attr("__module__") = "torch";
+  cls.def("untyped_storage", [](const Tensor& t) { return StorageRef{t.impl()->storage}; });
+
   m.def("_set_autograd_missing", [](py::object msg) { g_autograd_missing = msg; });
 
   // torch.Tensor(2, 3) (uninitialised), torch.Tensor([1, 2]) (data), torch.Tensor(t) (alias)
@@ -195,6 +220,7 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
         Tensor dst = basic_index(t, idx);
         if (is_number(value)) fill_(dst, to_scalar(value, "__setitem__", "value"));
         else copy_(dst, tensor_or_scalar(value, "__setitem__", "value"));
+        t.bump_version();
       })
       .def("__len__", [](const Tensor& t) {
         TC_CHECK(t.dim() > 0, Type, "len() of a 0-d tensor");
@@ -209,8 +235,8 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
                  "more than one value", " is ambiguous");
         return item(t).d != 0;
       })
-      .def("__float__", [](const Tensor& t) { return item(t).d; })
-      .def("__int__", [](const Tensor& t) { return item(t).i; })
+      .def("__float__", [](const Tensor& t) { return item(one_element(t)).d; })
+      .def("__int__", [](const Tensor& t) { return item(one_element(t)).i; })
       .def("__index__", [](const Tensor& t) {
         TC_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, Type,
                  "only integer tensors of a single element can be converted to an index");
@@ -224,14 +250,17 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       })
       .def("fill_", [](py::handle self, py::handle v) {
         fill_(self.cast<const Tensor&>(), to_scalar(v, "fill_", "value"));
+        self.cast<const Tensor&>().bump_version();
         return self_ref(self);
       })
       .def("zero_", [](py::handle self) {
         fill_(self.cast<const Tensor&>(), Scalar::from_int(0));
+        self.cast<const Tensor&>().bump_version();
         return self_ref(self);
       })
       .def("copy_", [](py::handle self, const Tensor& src, bool) {
         copy_(self.cast<const Tensor&>(), src);
+        self.cast<const Tensor&>().bump_version();
         return self_ref(self);
       }, py::arg("src"), py::arg("non_blocking") = false)
       .def("resize_", [](py::handle self, py::args a) {

@@ -225,6 +225,9 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
     if (out.defined()) { resize_(out, {}); copy_(out, r); return out; }
     return r;
   }
+  TC_CHECK(a.size(a.dim() - 1) == b.size(b.dim() > 1 ? b.dim() - 2 : 0), Runtime, "matmul: shapes ",
+           shape_str(a.sizes()), " and ", shape_str(b.sizes()), " cannot be multiplied (",
+           a.size(a.dim() - 1), " != ", b.size(b.dim() > 1 ? b.dim() - 2 : 0), ")");
   if (a.dim() == 2 && b.dim() == 2) return mm(a, b, out);
   if (a.dim() == 2 && b.dim() == 1) return mv(a, b, out);
   if (a.dim() == 1 && b.dim() == 2) {
@@ -247,7 +250,9 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   if (b.dim() > 1) res_shape.push_back(p);
   Tensor r;
   if (y.dim() == 2 && by.empty()) {  // fold the batch into rows: one big GEMM
-    Tensor x2 = reshape(x, {-1, n});
+    int64_t rows = 1;
+    for (int64_t d = 0; d + 1 < x.dim(); d++) rows *= x.size(d);
+    Tensor x2 = reshape(x, {rows, n});
     r = view(mm(x2, y), res_shape);
   } else {
     int64_t nb = 1;

@@ -318,7 +318,8 @@ class Tensor {
 
 // ---------------------------------------------------------------- tensor basics (tensor.cpp)
 Shape contiguous_strides(const Shape& sizes);
-int64_t wrap_dim(int64_t d, int64_t ndim, const char* op);  // negative dims; IndexError
+int64_t wrap_dim(int64_t d, int64_t ndim, const char* op,
+                 const Shape* shape = nullptr);  // negative dims; IndexError
 Tensor empty(const Shape& sizes, ScalarType dtype, Device device = Device());
 Tensor empty_like(const Tensor& t, ScalarType dtype = ScalarType::Undefined);
 Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset);
@@ -349,6 +350,7 @@ Tensor alias(const Tensor& t);  // a new handle onto the same view (detach, .dat
 Tensor contiguous(const Tensor& t);
 Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy = false);
 Tensor clone(const Tensor& t);
+// copy_ and fill_ do not bump versions: the user-facing in-place ops that call them do.
 void copy_(const Tensor& dst, const Tensor& src);  // broadcasts src, casts dtype
 bool may_overlap(const Tensor& a, const Tensor& b);
 

@@ -35,6 +35,7 @@ Tensor linspace(double start, double end, int64_t steps, ScalarType dtype) {
   int64_t half = steps / 2;
   // Both ends are exact: the first half counts up from start, the second down from end.
   return from_index(steps, dtype, [&](int64_t i) {
+    if (steps == 1) return start;
     return i < half ? start + step * double(i) : end - step * double(steps - 1 - i);
   });
 }

@@ -84,7 +84,17 @@ ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor
   Shape shape = ins[0].sizes();
   Device device = ins[0].device();
   for (int i = 1; i < n; i++) {
-    if (ins[i].sizes() != shape) shape = broadcast_shapes(shape, ins[i].sizes(), name);
+    if (ins[i].sizes() != shape && n > 2) {
+      try {
+        shape = broadcast_shapes(shape, ins[i].sizes(), name);
+      } catch (const TorchError&) {
+        std::string all;
+        for (int k = 0; k < n; k++) all += (k ? (k + 1 == n ? " and " : ", ") : "") + shape_str(ins[k].sizes());
+        fail(ErrorKind::Runtime, name, ": shapes ", all, " cannot be broadcast together");
+      }
+    } else if (ins[i].sizes() != shape) {
+      shape = broadcast_shapes(shape, ins[i].sizes(), name);
+    }
     TC_CHECK(ins[i].device() == device || ins[i].dim() == 0, Runtime, name,
              ": expected all tensors to be on the same device, but found ", device.str(), " and ",
              ins[i].device().str());
@@ -98,37 +108,47 @@ ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor
   else compute = result_type({ins[first], ins[first + 1], ins[first + 2]});
   if (spec.int_to_float && !is_floating(compute)) compute = default_dtype();
   ScalarType res = spec.bool_out ? ScalarType::Bool : compute;
+  // 16-bit floats meet Python numbers in float32, as PyTorch's kernels do: the number keeps
+  // its precision and the result is rounded once.
+  bool has_number = false;
+  for (int i = first; i < n; i++) has_number |= ins[i].impl()->wrapped_number;
+  if (has_number && (compute == ScalarType::Half || compute == ScalarType::BFloat16))
+    compute = ScalarType::Float;
+  ScalarType kernel_res = spec.bool_out ? ScalarType::Bool : compute;
   it.compute_dtype_ = compute;
 
   if (out.defined()) {
     bool inplace = false;
     for (int i = 0; i < n; i++) inplace |= ins[i].same(out);
+    std::string opname = std::string(name) + (inplace ? "_" : "");
     if (out.sizes() != shape) {
-      TC_CHECK(!inplace, Runtime, name, ": output with shape ", shape_str(out.sizes()),
+      TC_CHECK(!inplace, Runtime, opname, ": output with shape ", shape_str(out.sizes()),
                " doesn't match the broadcast shape ", shape_str(shape));
       resize_(out, shape);
     }
-    if (out.dtype() != res) {
-      TC_CHECK(can_cast(res, out.dtype()), Runtime, name, ": result type ", dtype_name(res),
-               " can't be cast to the desired output type ", dtype_name(out.dtype()));
-      it.user_out_ = out;
-      it.out_ = empty(shape, res, device);
-    } else {
-      it.out_ = out;
-    }
-    out.bump_version();
+    TC_CHECK(can_cast(res, out.dtype()), Runtime, opname, ": result type ", dtype_name(res),
+             " can't be cast to the desired output type ", dtype_name(out.dtype()));
+    for (int64_t d = 0; d < out.dim() && out.numel() > 0; d++)
+      TC_CHECK(out.stride(d) != 0 || out.size(d) <= 1, Runtime, opname, ": unsupported operation: "
+               "more than one element of the written-to tensor (shape ", shape_str(out.sizes()),
+               ", strides ", shape_str(out.strides()), ") refers to a single memory location. "
+               "Please clone() the tensor before performing the operation.");
+    for (int i = 0; i < n; i++)
+      TC_CHECK(!may_overlap(out, ins[i]) || (ins[i].data() == out.data() && ins[i].strides() ==
+               out.strides() && ins[i].dtype() == out.dtype()), Runtime, opname,
+               ": unsupported operation: some elements of the input tensor and the written-to "
+               "tensor refer to a single memory location. Please clone() the tensor before "
+               "performing the operation.");
+  }
+  if (out.defined() && out.dtype() == kernel_res) {
+    it.out_ = out;
+    it.written_ = out;
   } else {
-    it.out_ = empty(shape, res, device);
+    it.out_ = empty(shape, kernel_res, device);
+    if (out.defined() || kernel_res != res) it.user_out_ = out.defined() ? out : empty(shape, res, device);
   }
-
-  for (int i = 0; i < n; i++) {
-    if (i >= first && ins[i].dtype() != compute) ins[i] = to_dtype(ins[i], compute);
-    // An input that partly overlaps the output would be read after it is written.
-    const Tensor& o = it.out_;
-    if (may_overlap(o, ins[i]) &&
-        !(ins[i].data() == o.data() && ins[i].strides() == o.strides() && ins[i].dtype() == o.dtype()))
-      ins[i] = clone(ins[i]);
-  }
+  for (int i = first; i < n; i++)
+    if (ins[i].dtype() != compute) ins[i] = to_dtype(ins[i], compute);
   Tensor ops[kMaxOperands];
   ops[0] = it.out_;
   for (int i = 0; i < n; i++) ops[i + 1] = ins[i];
@@ -210,8 +230,10 @@ void ElementwiseIter::plan(const Shape& shape, const Tensor* ops) {
 Tensor ElementwiseIter::result() {
   if (user_out_.defined()) {
     copy_(user_out_, out_);
+    user_out_.bump_version();
     return user_out_;
   }
+  if (written_.defined()) written_.bump_version();
   return out_;
 }
 
@@ -261,7 +283,6 @@ void copy_(const Tensor& dst, const Tensor& src_in) {
              " cannot be broadcast to destination of shape ", shape_str(dst.sizes()));
     src = expand(src, dst.sizes());
   }
-  dst.bump_version();
   if (dst.numel() == 0) return;
   if (may_overlap(dst, src)) {
     if (src.data() == dst.data() && src.strides() == dst.strides() && src.dtype() == dst.dtype())

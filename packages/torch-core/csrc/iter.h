@@ -104,7 +104,7 @@ class ElementwiseIter {
 
   void plan(const Shape& shape, const Tensor* ops);
 
-  Tensor out_, user_out_;
+  Tensor out_, user_out_, written_;  // written_: a user tensor the kernel writes directly
   Tensor operands_[kMaxOperands];  // keeps casted/cloned inputs alive while base_ points in
   ScalarType compute_dtype_ = ScalarType::Float;
   int64_t numel_ = 0;

@@ -91,7 +91,7 @@ template <class A> A abs_impl(A x) {
 }
 template <class A> A sign_impl(A x) {
   if constexpr (std::is_same_v<A, bool>) return x;
-  else if constexpr (std::is_floating_point_v<A>) return x != x ? x : A((A(0) < x) - (x < A(0)));
+  else if constexpr (std::is_floating_point_v<A>) return x != x ? A(0) : A((A(0) < x) - (x < A(0)));
   else return A((A(0) < x) - (x < A(0)));
 }
 template <class A> A rounding(A x, A (*f)(A)) {

@@ -24,7 +24,6 @@ static void fill_with(const Tensor& t, F draw) {
     for (int64_t i = 0; i < n; i++) p[i] = draw(v);
   });
   if (!c.same(t)) copy_(t, c);
-  t.bump_version();
 }
 
 template <class T> static constexpr bool is_float_v = std::is_floating_point_v<typename AccOf<T>::type>;
@@ -37,13 +36,16 @@ void uniform_(const Tensor& t, double from, double to, Generator* gp) {
   Generator& g = gen_or_default(gp);
   fill_with(t, [&](auto v) {
     using T = decltype(v);
-    double u = g.uniform();
     if constexpr (std::is_same_v<T, float>) {
       float uf = float(g.next() >> 40) * (1.0f / 16777216.0f);  // 24 random bits
       float r = float(from) + uf * float(to - from);
       return r < float(to) || from == to ? r : std::nextafter(float(to), float(from));
-    } else {
-      return T(typename AccOf<T>::type(from + u * (to - from)));
+    } else if constexpr (std::is_same_v<T, double>) {
+      return from + g.uniform() * (to - from);
+    } else {  // 16-bit floats: as many random bits as the mantissa holds, so 1.0 never appears
+      constexpr int bits = std::is_same_v<T, Half> ? 11 : 8;
+      float uf = float(g.next() >> (64 - bits)) / float(1 << bits);
+      return T(float(from) + uf * float(to - from));
     }
   });
 }

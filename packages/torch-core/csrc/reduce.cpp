@@ -255,7 +255,7 @@ std::vector<bool> reduced_mask(const Tensor& x, const DimList& dims, const char*
   std::vector<bool> mask(x.dim(), dims.all);
   if (!dims.all)
     for (auto d : dims.dims) {
-      int64_t w = wrap_dim(d, x.dim(), op);
+      int64_t w = wrap_dim(d, x.dim(), op, &x.sizes());
       if (x.dim() == 0) continue;
       TC_CHECK(!mask[w], Runtime, op, ": dim ", w, " appears multiple times in the list of dims");
       mask[w] = true;
@@ -314,13 +314,11 @@ Tensor reduce(Op op, const Tensor& x_in, const DimList& dims, bool keepdim, Scal
     x = to_dtype(x, out_dtype);  // sum(dtype=...) computes in the requested dtype
   }
   int64_t n = x.numel();
-  if (n == 0 || x.dim() == 0) {
+  if (n == 0) {
     // Empty reductions: identities for sum/prod/all/any, an error for max/min.
     bool empty_red = false;
     for (int64_t d = 0; d < x.dim(); d++) empty_red |= mask[d] && x.size(d) == 0;
-    if (x.dim() == 0 || !empty_red) {
-      if (x.dim() == 0) return view(to_dtype(x, out_dtype, true), final_shape);
-    } else {
+    if (empty_red) {
       TC_CHECK(op == Op::sum || op == Op::prod || op == Op::all || op == Op::any, Index, name,
                ": cannot reduce over a zero-size dimension of a tensor of shape ",
                shape_str(x.sizes()), " (the operation has no identity)");

@@ -235,6 +235,7 @@ void resize_(const Tensor& t, const Shape& sizes) {
 }
 
 bool Tensor::is_contiguous() const {
+  if (numel() == 0) return true;
   int64_t expected = 1;
   for (int64_t i = dim() - 1; i >= 0; i--) {
     if (size(i) == 1) continue;
@@ -245,11 +246,12 @@ bool Tensor::is_contiguous() const {
   return true;
 }
 
-int64_t wrap_dim(int64_t d, int64_t ndim, const char* op) {
+int64_t wrap_dim(int64_t d, int64_t ndim, const char* op, const Shape* shape) {
   int64_t n = std::max<int64_t>(ndim, 1);
   if (d < -n || d >= n)
     throw TorchError(ErrorKind::Index, cat_str(op, ": dimension out of range (expected to be in range of [",
-                                               -n, ", ", n - 1, "], but got ", d, ")"));
+                                               -n, ", ", n - 1, "], but got ", d, ")",
+                                               shape ? " for a tensor of shape " + shape_str(*shape) : ""));
   return d < 0 ? d + n : d;
 }
 
@@ -298,7 +300,7 @@ static bool view_strides(const Tensor& t, const Shape& sizes, Shape& out) {
   return view_d == -1;
 }
 
-static Shape infer_size(Shape sizes, int64_t numel, const char* op) {
+static Shape infer_size(Shape sizes, int64_t numel, const char* op, const Shape& from) {
   int64_t known = 1, infer = -1;
   for (size_t i = 0; i < sizes.size(); i++) {
     if (sizes[i] == -1) {
@@ -311,17 +313,17 @@ static Shape infer_size(Shape sizes, int64_t numel, const char* op) {
   }
   if (infer >= 0) {
     TC_CHECK(known != 0 && numel % known == 0, Runtime, op, ": shape ", shape_str(sizes),
-             " is invalid for input of size ", numel);
+             " is invalid for input of shape ", shape_str(from), " (", numel, " elements)");
     sizes[infer] = numel / known;
   } else {
     TC_CHECK(known == numel, Runtime, op, ": shape ", shape_str(sizes),
-             " is invalid for input of size ", numel);
+             " is invalid for input of shape ", shape_str(from), " (", numel, " elements)");
   }
   return sizes;
 }
 
 Tensor view(const Tensor& t, Shape sizes) {
-  sizes = infer_size(sizes, t.numel(), "view");
+  sizes = infer_size(sizes, t.numel(), "view", t.sizes());
   Shape st;
   TC_CHECK(view_strides(t, sizes, st), Runtime, "view: size ", shape_str(sizes),
            " is not compatible with input of size ", shape_str(t.sizes()), " and stride ",
@@ -331,15 +333,15 @@ Tensor view(const Tensor& t, Shape sizes) {
 }
 
 Tensor reshape(const Tensor& t, Shape sizes) {
-  sizes = infer_size(sizes, t.numel(), "reshape");
+  sizes = infer_size(sizes, t.numel(), "reshape", t.sizes());
   Shape st;
   if (view_strides(t, sizes, st)) return make_view(t, sizes, st, t.offset());
   return view(contiguous(t), sizes);
 }
 
 Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
-  d0 = wrap_dim(d0, t.dim(), "transpose");
-  d1 = wrap_dim(d1, t.dim(), "transpose");
+  d0 = wrap_dim(d0, t.dim(), "transpose", &t.sizes());
+  d1 = wrap_dim(d1, t.dim(), "transpose", &t.sizes());
   Shape sz = t.sizes(), st = t.strides();
   if (t.dim() == 0) return alias(t);
   std::swap(sz[d0], sz[d1]);
@@ -353,7 +355,7 @@ Tensor permute(const Tensor& t, const Shape& dims) {
   Shape sz(dims.size()), st(dims.size());
   std::vector<bool> seen(dims.size());
   for (size_t i = 0; i < dims.size(); i++) {
-    int64_t d = wrap_dim(dims[i], t.dim(), "permute");
+    int64_t d = wrap_dim(dims[i], t.dim(), "permute", &t.sizes());
     TC_CHECK(!seen[d], Runtime, "permute: repeated dim ", d, " in ", shape_str(dims));
     seen[d] = true;
     sz[i] = t.size(d);
@@ -399,7 +401,7 @@ Tensor squeeze(const Tensor& t) {
 
 Tensor squeeze_dims(const Tensor& t, const Shape& dims) {
   std::vector<bool> drop(std::max<int64_t>(t.dim(), 1));
-  for (auto d : dims) drop[wrap_dim(d, t.dim(), "squeeze")] = true;
+  for (auto d : dims) drop[wrap_dim(d, t.dim(), "squeeze", &t.sizes())] = true;
   Shape sz, st;
   for (int64_t i = 0; i < t.dim(); i++)
     if (!(drop[i] && t.size(i) == 1)) {
@@ -424,7 +426,7 @@ static void check_dim_index(const Tensor& t, const char* op) {
 
 Tensor narrow(const Tensor& t, int64_t d, int64_t start, int64_t len) {
   check_dim_index(t, "narrow");
-  d = wrap_dim(d, t.dim(), "narrow");
+  d = wrap_dim(d, t.dim(), "narrow", &t.sizes());
   int64_t n = t.size(d);
   if (start < 0) start += n;
   TC_CHECK(start >= 0 && start <= n, Index, "narrow: start (", start, ") is out of range for dimension ",
@@ -438,11 +440,11 @@ Tensor narrow(const Tensor& t, int64_t d, int64_t start, int64_t len) {
 
 Tensor select(const Tensor& t, int64_t d, int64_t index) {
   check_dim_index(t, "select");
-  d = wrap_dim(d, t.dim(), "select");
+  d = wrap_dim(d, t.dim(), "select", &t.sizes());
   int64_t n = t.size(d);
   if (index < -n || index >= n)
-    throw TorchError(ErrorKind::Index, cat_str("index ", index, " is out of bounds for dimension ", d,
-                                               " with size ", n));
+    throw TorchError(ErrorKind::Index, cat_str("select: index ", index, " is out of bounds for dimension ",
+                                               d, " with size ", n, " (shape ", shape_str(t.sizes()), ")"));
   if (index < 0) index += n;
   Shape sz = t.sizes(), st = t.strides();
   int64_t off = t.offset() + index * st[d];
@@ -453,7 +455,7 @@ Tensor select(const Tensor& t, int64_t d, int64_t index) {
 
 Tensor slice(const Tensor& t, int64_t d, int64_t start, int64_t stop, int64_t step) {
   check_dim_index(t, "slice");
-  d = wrap_dim(d, t.dim(), "slice");
+  d = wrap_dim(d, t.dim(), "slice", &t.sizes());
   TC_CHECK(step > 0, Value, "slice: step must be greater than zero, got ", step);
   int64_t n = t.size(d);
   if (start < 0) start += n;
@@ -468,7 +470,7 @@ Tensor slice(const Tensor& t, int64_t d, int64_t start, int64_t stop, int64_t st
 }
 
 Tensor unfold(const Tensor& t, int64_t d, int64_t size, int64_t step) {
-  d = wrap_dim(d, t.dim(), "unfold");
+  d = wrap_dim(d, t.dim(), "unfold", &t.sizes());
   int64_t n = t.dim() ? t.size(d) : 1;
   TC_CHECK(size >= 0 && size <= n, Runtime, "unfold: size (", size, ") must be in [0, ", n,
            "] for dimension ", d, " of shape ", shape_str(t.sizes()));
@@ -507,8 +509,8 @@ Tensor as_strided(const Tensor& t, Shape sizes, Shape strides, int64_t offset) {
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t d1, int64_t d2) {
   TC_CHECK(t.dim() >= 2, Runtime, "diagonal: expected a tensor with at least 2 dims, got shape ",
            shape_str(t.sizes()));
-  d1 = wrap_dim(d1, t.dim(), "diagonal");
-  d2 = wrap_dim(d2, t.dim(), "diagonal");
+  d1 = wrap_dim(d1, t.dim(), "diagonal", &t.sizes());
+  d2 = wrap_dim(d2, t.dim(), "diagonal", &t.sizes());
   TC_CHECK(d1 != d2, Runtime, "diagonal: dimensions cannot be identical ", d1, ", ", d2);
   int64_t off = t.offset(), len;
   if (offset >= 0) {
@@ -531,8 +533,8 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t d1, int64_t d2) {
 
 Tensor flatten(const Tensor& t, int64_t start, int64_t end) {
   if (t.dim() == 0) return reshape(t, {1});
-  start = wrap_dim(start, t.dim(), "flatten");
-  end = wrap_dim(end, t.dim(), "flatten");
+  start = wrap_dim(start, t.dim(), "flatten", &t.sizes());
+  end = wrap_dim(end, t.dim(), "flatten", &t.sizes());
   TC_CHECK(start <= end, Runtime, "flatten: start_dim (", start, ") cannot come after end_dim (", end, ")");
   Shape sz;
   for (int64_t i = 0; i < start; i++) sz.push_back(t.size(i));

@@ -13,6 +13,7 @@ import pathlib
 
 import hypothesis
 import pytest
+
 import torch
 import torch.testing
 
@@ -27,8 +28,9 @@ if not OURS:
     _ours = pathlib.Path(__file__).resolve().parents[1] / "src" / "torch" / "testing"
     torch.testing.__path__.append(str(_ours))
 
-hypothesis.settings.register_profile("torch-core", max_examples=40, deadline=None, database=None,
-                                     print_blob=True)
+hypothesis.settings.register_profile(
+    "torch-core", max_examples=40, deadline=None, database=None, print_blob=True
+)
 hypothesis.settings.load_profile("torch-core")
 
 
@@ -36,6 +38,10 @@ def pytest_configure(config):
     for name, text in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {text}")
     config.addinivalue_line("filterwarnings", "error")
+    # third-party noise: on a failure hypothesis imports libcst, which warns via mypy_extensions
+    config.addinivalue_line(
+        "filterwarnings", "ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning"
+    )
 
 
 def pytest_collection_modifyitems(config, items):
@@ -49,8 +55,10 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True)
 def _restore_global_state():
-    """Tests may change the default dtype, thread count or seed; put them back."""
+    """Tests may change the default dtype or the thread count; put them back."""
     dtype, threads = torch.get_default_dtype(), torch.get_num_threads()
     yield
-    torch.set_default_dtype(dtype)
-    torch.set_num_threads(threads)
+    if torch.get_default_dtype() != dtype:
+        torch.set_default_dtype(dtype)
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)

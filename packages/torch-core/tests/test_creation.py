@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+
 import torch
 from torch.testing._op_registry import SHORT, assert_array_matches, cases
 
@@ -15,11 +16,21 @@ def test_matches_numpy(case):
     case.check(case.call(x), case.expected(x))
 
 
-@pytest.mark.parametrize("data, dtype", [
-    ([1, 2, 3], torch.int64), ([1.0, 2], torch.float32), ([True, False], torch.bool),
-    ([[1, 2], [3, 4.5]], torch.float32), (3, torch.int64), (2.5, torch.float32), (True, torch.bool),
-    ([], torch.float32), ([[], []], torch.float32), ([True, 2], torch.int64),
-])
+@pytest.mark.parametrize(
+    "data, dtype",
+    [
+        ([1, 2, 3], torch.int64),
+        ([1.0, 2], torch.float32),
+        ([True, False], torch.bool),
+        ([[1, 2], [3, 4.5]], torch.float32),
+        (3, torch.int64),
+        (2.5, torch.float32),
+        (True, torch.bool),
+        ([], torch.float32),
+        ([[], []], torch.float32),
+        ([True, 2], torch.int64),
+    ],
+)
 def test_tensor_infers_dtype_and_shape_like_pytorch(data, dtype):
     t = torch.tensor(data)
     assert t.dtype == dtype
@@ -59,11 +70,21 @@ def test_as_tensor_shares_when_it_can():
     assert torch.as_tensor([1, 2]).tolist() == [1, 2]
 
 
-@pytest.mark.parametrize("np_dtype, dtype", [(np.float32, torch.float32), (np.float64, torch.float64),
-                                             (np.float16, torch.float16), (np.int8, torch.int8),
-                                             (np.uint8, torch.uint8), (np.int16, torch.int16),
-                                             (np.int32, torch.int32), (np.int64, torch.int64),
-                                             (np.bool_, torch.bool)], ids=lambda v: SHORT.get(v, ""))
+@pytest.mark.parametrize(
+    "np_dtype, dtype",
+    [
+        (np.float32, torch.float32),
+        (np.float64, torch.float64),
+        (np.float16, torch.float16),
+        (np.int8, torch.int8),
+        (np.uint8, torch.uint8),
+        (np.int16, torch.int16),
+        (np.int32, torch.int32),
+        (np.int64, torch.int64),
+        (np.bool_, torch.bool),
+    ],
+    ids=lambda v: SHORT.get(v, ""),
+)
 def test_from_numpy_shares_memory(np_dtype, dtype):
     a = np.zeros((2, 3), np_dtype)
     t = torch.from_numpy(a)
@@ -110,7 +131,13 @@ def test_full_infers_dtype_from_the_fill_value():
 
 def test_like_factories_keep_shape_dtype_and_accept_overrides():
     base = torch.ones(2, 3, dtype=torch.int16)
-    for fn in (torch.zeros_like, torch.ones_like, torch.empty_like, torch.rand_like, torch.randn_like):
+    for fn in (
+        torch.zeros_like,
+        torch.ones_like,
+        torch.empty_like,
+        torch.rand_like,
+        torch.randn_like,
+    ):
         kwargs = {"dtype": torch.float64} if fn in (torch.rand_like, torch.randn_like) else {}
         out = fn(base, **kwargs)
         assert out.shape == (2, 3)
@@ -135,11 +162,19 @@ def test_linspace_and_logspace_end_points():
     assert torch.logspace(0, 3, 4, base=2).tolist() == pytest.approx([1, 2, 4, 8])
 
 
-@pytest.mark.parametrize("fn", [
-    lambda: torch.zeros(-1), lambda: torch.arange(0, 5, 0), lambda: torch.linspace(0, 1, -1),
-    lambda: torch.eye(-1), lambda: torch.randperm(-1), lambda: torch.randint(5, 2, (3,)),
-    lambda: torch.arange(0, 10, -1),
-], ids=["zeros", "arange-step", "linspace", "eye", "randperm", "randint", "arange-sign"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda: torch.zeros(-1),
+        lambda: torch.arange(0, 5, 0),
+        lambda: torch.linspace(0, 1, -1),
+        lambda: torch.eye(-1),
+        lambda: torch.randperm(-1),
+        lambda: torch.randint(5, 2, (3,)),
+        lambda: torch.arange(0, 10, -1),
+    ],
+    ids=["zeros", "arange-step", "linspace", "eye", "randperm", "randint", "arange-sign"],
+)
 def test_bad_sizes_are_errors(fn):
     with pytest.raises(RuntimeError):
         fn()
@@ -157,7 +192,9 @@ def _seed():
     torch.manual_seed(1234)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=SHORT.get)
+@pytest.mark.parametrize(
+    "dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=SHORT.get
+)
 def test_rand_is_uniform_on_0_1(dtype):
     t = torch.rand(N, dtype=dtype)
     a = t.to(torch.float64).numpy()
@@ -165,7 +202,7 @@ def test_rand_is_uniform_on_0_1(dtype):
     assert a.min() >= 0 and a.max() < 1
     assert abs(a.mean() - 0.5) < 0.005
     assert abs(a.var() - 1 / 12) < 0.003
-    if dtype in (torch.float32, torch.float64):   # coarser dtypes round values across bin edges
+    if dtype in (torch.float32, torch.float64):  # coarser dtypes round values across bin edges
         counts = np.histogram(a, bins=10, range=(0, 1))[0]
         assert np.all(np.abs(counts - N / 10) < 6 * math.sqrt(N / 10))
 
@@ -176,7 +213,7 @@ def test_randn_is_standard_normal(dtype):
     assert abs(a.mean()) < 0.015
     assert abs(a.std() - 1) < 0.01
     assert abs(np.mean(np.abs(a) < 1) - 0.6827) < 0.007
-    assert abs(np.mean(a ** 3)) < 0.05
+    assert abs(np.mean(a**3)) < 0.05
 
 
 def test_randint_range_dtype_and_coverage():
@@ -248,11 +285,15 @@ def test_multinomial_with_replacement_follows_the_weights():
     assert np.all(np.abs(freq - [0.1, 0.2, 0.0, 0.7]) < 0.007)
 
 
-@pytest.mark.parametrize("fn", [
-    lambda: torch.multinomial(torch.tensor([0.5, 0.5]), 3),
-    lambda: torch.multinomial(torch.tensor([-1.0, 2.0]), 1),
-    lambda: torch.bernoulli(torch.tensor([1.5])),
-], ids=["too-many", "negative", "bernoulli-p"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda: torch.multinomial(torch.tensor([0.5, 0.5]), 3),
+        lambda: torch.multinomial(torch.tensor([-1.0, 2.0]), 1),
+        lambda: torch.bernoulli(torch.tensor([1.5])),
+    ],
+    ids=["too-many", "negative", "bernoulli-p"],
+)
 def test_bad_probabilities_are_errors(fn):
     with pytest.raises(RuntimeError):
         fn()
@@ -289,9 +330,9 @@ def test_generator_objects_are_independent_of_the_global_one(name):
     g1.manual_seed(11)
     g2.manual_seed(11)
     a = sample(generator=g1).tolist()
-    torch.rand(100)                       # the global generator moves; g2 must not care
+    torch.rand(100)  # the global generator moves; g2 must not care
     assert sample(generator=g2).tolist() == a
-    assert sample(generator=g1).tolist() != a   # g1 has moved on
+    assert sample(generator=g1).tolist() != a  # g1 has moved on
 
 
 def test_manual_seed_returns_a_generator_and_initial_seed():

@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 import pytest
+
 import torch
 from torch.testing._op_registry import ALL, SHORT
 
@@ -23,7 +24,9 @@ DTYPES = [
 ]
 
 
-@pytest.mark.parametrize("dtype, itemsize, floating, signed, legacy", DTYPES, ids=[SHORT[d[0]] for d in DTYPES])
+@pytest.mark.parametrize(
+    "dtype, itemsize, floating, signed, legacy", DTYPES, ids=[SHORT[d[0]] for d in DTYPES]
+)
 def test_dtype_objects(dtype, itemsize, floating, signed, legacy):
     assert isinstance(dtype, torch.dtype)
     assert dtype.itemsize == itemsize
@@ -35,7 +38,11 @@ def test_dtype_objects(dtype, itemsize, floating, signed, legacy):
 
 
 def test_dtype_aliases():
-    assert torch.float is torch.float32 and torch.double is torch.float64 and torch.half is torch.float16
+    assert (
+        torch.float is torch.float32
+        and torch.double is torch.float64
+        and torch.half is torch.float16
+    )
     assert torch.long is torch.int64 and torch.int is torch.int32 and torch.short is torch.int16
     assert repr(torch.float) == "torch.float32" and repr(torch.long) == "torch.int64"
     assert len(set(ALL)) == 10
@@ -52,7 +59,7 @@ def test_default_dtype():
     assert torch.ones(2).dtype == torch.float64
     assert torch.rand(2).dtype == torch.float64
     assert (torch.tensor([1, 2]) / 2).dtype == torch.float64
-    assert torch.tensor([1, 2]).dtype == torch.int64          # integers are not affected
+    assert torch.tensor([1, 2]).dtype == torch.int64  # integers are not affected
     assert (torch.ones(2, dtype=torch.float32) * 2.5).dtype == torch.float32
 
 
@@ -62,22 +69,25 @@ def test_default_dtype_must_be_floating(dtype):
         torch.set_default_dtype(dtype)
 
 
-@pytest.mark.parametrize("dtype, np_dtype", [(torch.float32, np.float32), (torch.float64, np.float64),
-                                             (torch.float16, np.float16)], ids=["f32", "f64", "f16"])
+@pytest.mark.parametrize(
+    "dtype, np_dtype",
+    [(torch.float32, np.float32), (torch.float64, np.float64), (torch.float16, np.float16)],
+    ids=["f32", "f64", "f16"],
+)
 def test_finfo_matches_numpy(dtype, np_dtype):
     info, ref = torch.finfo(dtype), np.finfo(np_dtype)
     assert info.bits == ref.bits
     assert info.eps == float(ref.eps) and info.max == float(ref.max) and info.min == float(ref.min)
-    assert info.tiny == float(ref.tiny) and info.resolution == 10.0 ** -ref.precision
+    assert info.tiny == float(ref.tiny) and info.resolution == 10.0**-ref.precision
     assert info.smallest_normal == info.tiny
 
 
 def test_finfo_bfloat16():
     info = torch.finfo(torch.bfloat16)
     assert info.bits == 16
-    assert info.eps == 2.0 ** -7
-    assert info.tiny == 2.0 ** -126
-    assert info.max == (2 - 2.0 ** -7) * 2.0 ** 127
+    assert info.eps == 2.0**-7
+    assert info.tiny == 2.0**-126
+    assert info.max == (2 - 2.0**-7) * 2.0**127
     assert info.min == -info.max
 
 
@@ -85,16 +95,31 @@ def test_finfo_default_is_the_default_dtype():
     assert torch.finfo().eps == torch.finfo(torch.float32).eps
 
 
-@pytest.mark.parametrize("dtype, np_dtype", [(torch.int8, np.int8), (torch.uint8, np.uint8), (torch.int16, np.int16),
-                                             (torch.int32, np.int32), (torch.int64, np.int64)],
-                         ids=["i8", "u8", "i16", "i32", "i64"])
+@pytest.mark.parametrize(
+    "dtype, np_dtype",
+    [
+        (torch.int8, np.int8),
+        (torch.uint8, np.uint8),
+        (torch.int16, np.int16),
+        (torch.int32, np.int32),
+        (torch.int64, np.int64),
+    ],
+    ids=["i8", "u8", "i16", "i32", "i64"],
+)
 def test_iinfo_matches_numpy(dtype, np_dtype):
     info, ref = torch.iinfo(dtype), np.iinfo(np_dtype)
     assert (info.bits, info.min, info.max) == (ref.bits, int(ref.min), int(ref.max))
 
 
-@pytest.mark.parametrize("fn", [lambda: torch.finfo(torch.int32), lambda: torch.iinfo(torch.float32),
-                                lambda: torch.iinfo(torch.bool)], ids=["finfo-int", "iinfo-float", "iinfo-bool"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda: torch.finfo(torch.int32),
+        lambda: torch.iinfo(torch.float32),
+        lambda: torch.iinfo(torch.bool),
+    ],
+    ids=["finfo-int", "iinfo-float", "iinfo-bool"],
+)
 def test_info_of_the_wrong_kind_is_an_error(fn):
     with pytest.raises(TypeError):
         fn()
@@ -105,8 +130,18 @@ def test_info_of_the_wrong_kind_is_an_error(fn):
 # within a category the wider type wins, uint8 with int8 gives int16, float16
 # with bfloat16 gives float32.
 
-ORDER = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
-         torch.float16, torch.bfloat16, torch.float32, torch.float64]
+ORDER = [
+    torch.bool,
+    torch.uint8,
+    torch.int8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+    torch.float16,
+    torch.bfloat16,
+    torch.float32,
+    torch.float64,
+]
 
 
 def category(dtype):
@@ -149,7 +184,9 @@ SCALARS = [True, 2, -2, 2.5]
 SCALAR_CASES = list(itertools.product(ALL, SCALARS))
 
 
-@pytest.mark.parametrize("dtype, scalar", SCALAR_CASES, ids=[f"{SHORT[d]}-{s!r}" for d, s in SCALAR_CASES])
+@pytest.mark.parametrize(
+    "dtype, scalar", SCALAR_CASES, ids=[f"{SHORT[d]}-{s!r}" for d, s in SCALAR_CASES]
+)
 def test_python_scalars_are_weak(dtype, scalar):
     t = torch.ones(2, dtype=dtype)
     expected = promote_with_scalar(dtype, scalar)
@@ -159,11 +196,17 @@ def test_python_scalars_are_weak(dtype, scalar):
         assert (scalar * t).dtype == expected
 
 
-ZERO_DIM = list(itertools.product([torch.int8, torch.int32, torch.float16, torch.float32, torch.bool],
-                                  [torch.int64, torch.float64, torch.bool]))
+ZERO_DIM = list(
+    itertools.product(
+        [torch.int8, torch.int32, torch.float16, torch.float32, torch.bool],
+        [torch.int64, torch.float64, torch.bool],
+    )
+)
 
 
-@pytest.mark.parametrize("dtype, zero_dim", ZERO_DIM, ids=[f"{SHORT[a]}-{SHORT[b]}" for a, b in ZERO_DIM])
+@pytest.mark.parametrize(
+    "dtype, zero_dim", ZERO_DIM, ids=[f"{SHORT[a]}-{SHORT[b]}" for a, b in ZERO_DIM]
+)
 def test_zero_dim_tensors_are_weak_within_their_category(dtype, zero_dim):
     t, s = torch.ones(2, dtype=dtype), torch.tensor(1, dtype=zero_dim)
     expected = dtype if category(zero_dim) <= category(dtype) else zero_dim
@@ -175,7 +218,9 @@ def test_zero_dim_tensors_are_weak_within_their_category(dtype, zero_dim):
 def test_two_zero_dim_tensors_promote_normally():
     a, b = torch.tensor(1, dtype=torch.int8), torch.tensor(1, dtype=torch.int32)
     assert (a + b).dtype == torch.int32
-    assert (torch.tensor(1.0, dtype=torch.float16) + torch.tensor(1.0, dtype=torch.float64)).dtype == torch.float64
+    assert (
+        torch.tensor(1.0, dtype=torch.float16) + torch.tensor(1.0, dtype=torch.float64)
+    ).dtype == torch.float64
 
 
 def test_weak_scalar_values_wrap_in_the_tensor_dtype():
@@ -192,7 +237,10 @@ def test_integer_division_gives_default_float():
 
 # --- legacy typed classes -----------------------------------------------------
 
-@pytest.mark.parametrize("dtype, itemsize, floating, signed, legacy", DTYPES, ids=[d[4] for d in DTYPES])
+
+@pytest.mark.parametrize(
+    "dtype, itemsize, floating, signed, legacy", DTYPES, ids=[d[4] for d in DTYPES]
+)
 def test_legacy_constructors(dtype, itemsize, floating, signed, legacy):
     cls = getattr(torch, legacy)
     empty = cls(2, 3)
@@ -205,7 +253,9 @@ def test_legacy_constructors(dtype, itemsize, floating, signed, legacy):
     assert cls(torch.Size([4])).shape == (4,)
 
 
-@pytest.mark.parametrize("dtype, itemsize, floating, signed, legacy", DTYPES, ids=[d[4] for d in DTYPES])
+@pytest.mark.parametrize(
+    "dtype, itemsize, floating, signed, legacy", DTYPES, ids=[d[4] for d in DTYPES]
+)
 def test_legacy_isinstance(dtype, itemsize, floating, signed, legacy):
     t = torch.zeros(2, dtype=dtype)
     assert isinstance(t, getattr(torch, legacy))

@@ -3,16 +3,38 @@ negative indices; results are views; assignment broadcasts; bad indices raise.""
 
 import numpy as np
 import pytest
+
 import torch
 from torch.testing._op_registry import SHORT, assert_array_matches
 
 E = Ellipsis
 INDICES = [
-    1, -1, (0, 2), (-2, -1, 0), slice(None), slice(1, 3), slice(None, None, 2), slice(1, None, 3),
-    slice(-3, -1), slice(5, 100), slice(3, 1), (slice(None), 1), (1, slice(None), slice(None, None, 2)),
-    None, (None, 0), (0, None, slice(1, 3), None), E, (E, 1), (1, E), (E, None), (0, E, slice(0, 4, 3)),
-    (slice(None, None, 3), slice(None, None, 2), slice(None, None, 4)), (slice(1, 2), E, -1), (),
-    (slice(0, 0),), (None, E, None),
+    1,
+    -1,
+    (0, 2),
+    (-2, -1, 0),
+    slice(None),
+    slice(1, 3),
+    slice(None, None, 2),
+    slice(1, None, 3),
+    slice(-3, -1),
+    slice(5, 100),
+    slice(3, 1),
+    (slice(None), 1),
+    (1, slice(None), slice(None, None, 2)),
+    None,
+    (None, 0),
+    (0, None, slice(1, 3), None),
+    E,
+    (E, 1),
+    (1, E),
+    (E, None),
+    (0, E, slice(0, 4, 3)),
+    (slice(None, None, 3), slice(None, None, 2), slice(None, None, 4)),
+    (slice(1, 2), E, -1),
+    (),
+    (slice(0, 0),),
+    (None, E, None),
 ]
 
 
@@ -40,7 +62,9 @@ def test_getitem_on_non_contiguous_tensor(index):
     assert_array_matches(t[index], a[index])
 
 
-@pytest.mark.parametrize("index", [i for i in INDICES if not isinstance(i, int) and i != (0, 2)], ids=_ids)
+@pytest.mark.parametrize(
+    "index", [i for i in INDICES if not isinstance(i, int) and i != (0, 2)], ids=_ids
+)
 def test_getitem_returns_a_view(index):
     t, _ = _base()
     view = t[index]
@@ -67,17 +91,21 @@ def test_chained_indexing():
     assert_array_matches(t[..., 1][None][0, 2], a[..., 1][None][0, 2])
 
 
-@pytest.mark.parametrize("index, value", [
-    (1, 5.0),
-    ((0, slice(None), 2), -1.0),
-    ((slice(None), slice(None, None, 2)), 7.0),
-    (E, 0.0),
-    ((E, -1), 3.0),
-    ((None, 1), 9.0),
-    (slice(1, 3), "row"),        # broadcast a (5,) tensor into (2, 4, 5)
-    ((slice(None), 0), "column"),  # broadcast a (1, 5) tensor into (3, 5)
-    ((1, slice(1, 3), slice(0, 4, 2)), "block"),
-], ids=["int", "mixed", "step", "ellipsis", "ellipsis-neg", "none", "row", "column", "block"])
+@pytest.mark.parametrize(
+    "index, value",
+    [
+        (1, 5.0),
+        ((0, slice(None), 2), -1.0),
+        ((slice(None), slice(None, None, 2)), 7.0),
+        (E, 0.0),
+        ((E, -1), 3.0),
+        ((None, 1), 9.0),
+        (slice(1, 3), "row"),  # broadcast a (5,) tensor into (2, 4, 5)
+        ((slice(None), 0), "column"),  # broadcast a (1, 5) tensor into (3, 5)
+        ((1, slice(1, 3), slice(0, 4, 2)), "block"),
+    ],
+    ids=["int", "mixed", "step", "ellipsis", "ellipsis-neg", "none", "row", "column", "block"],
+)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.float16], ids=SHORT.get)
 def test_setitem_matches_numpy(index, value, dtype):
     t, a = _base(dtype)
@@ -123,8 +151,11 @@ def test_slices_are_clamped_like_python():
     assert t[4:2].tolist() == []
 
 
-@pytest.mark.parametrize("index", [4, -5, (0, 5), (slice(None), 7), (E, -6), (0, 0, 0, 0)],
-                         ids=["int", "neg", "second", "slice-then-int", "ellipsis", "too-many"])
+@pytest.mark.parametrize(
+    "index",
+    [4, -5, (0, 5), (slice(None), 7), (E, -6), (0, 0, 0, 0)],
+    ids=["int", "neg", "second", "slice-then-int", "ellipsis", "too-many"],
+)
 def test_out_of_range_is_index_error(index):
     t = torch.zeros(3, 4, 5)[0]
     with pytest.raises(IndexError):

@@ -5,12 +5,21 @@ import math
 
 import numpy as np
 import pytest
+
 import torch
 from torch.testing._op_registry import SHORT
 
-NUMPY_TYPES = [(torch.float32, np.float32), (torch.float64, np.float64), (torch.float16, np.float16),
-               (torch.int8, np.int8), (torch.uint8, np.uint8), (torch.int16, np.int16),
-               (torch.int32, np.int32), (torch.int64, np.int64), (torch.bool, np.bool_)]
+NUMPY_TYPES = [
+    (torch.float32, np.float32),
+    (torch.float64, np.float64),
+    (torch.float16, np.float16),
+    (torch.int8, np.int8),
+    (torch.uint8, np.uint8),
+    (torch.int16, np.int16),
+    (torch.int32, np.int32),
+    (torch.int64, np.int64),
+    (torch.bool, np.bool_),
+]
 IDS = [SHORT[t] for t, _ in NUMPY_TYPES]
 
 
@@ -50,7 +59,9 @@ def test_np_asarray_shares_memory():
     assert np.asarray(torch.tensor([[1, 2]])).tolist() == [[1, 2]]
 
 
-@pytest.mark.parametrize("data", [[[1.5, -2.0], [0.0, 3.25]], [1, 2, 3], [True, False], [], [[[]]], 7, 2.5, True])
+@pytest.mark.parametrize(
+    "data", [[[1.5, -2.0], [0.0, 3.25]], [1, 2, 3], [True, False], [], [[[]]], 7, 2.5, True]
+)
 def test_tolist_round_trips(data):
     t = torch.tensor(data)
     result = t.tolist()
@@ -58,9 +69,19 @@ def test_tolist_round_trips(data):
     assert type(result) is type(data)
 
 
-@pytest.mark.parametrize("dtype, kind", [(torch.float32, float), (torch.float16, float), (torch.bfloat16, float),
-                                         (torch.int8, int), (torch.uint8, int), (torch.int64, int),
-                                         (torch.bool, bool)], ids=lambda v: SHORT.get(v, getattr(v, "__name__", "")))
+@pytest.mark.parametrize(
+    "dtype, kind",
+    [
+        (torch.float32, float),
+        (torch.float16, float),
+        (torch.bfloat16, float),
+        (torch.int8, int),
+        (torch.uint8, int),
+        (torch.int64, int),
+        (torch.bool, bool),
+    ],
+    ids=lambda v: SHORT.get(v, getattr(v, "__name__", "")),
+)
 def test_tolist_and_item_give_python_types(dtype, kind):
     t = torch.ones(2, 2, dtype=dtype)
     assert all(type(v) is kind for row in t.tolist() for v in row)
@@ -75,12 +96,15 @@ def test_item_and_conversions():
     assert int(torch.tensor(3.9)) == 3 and float(torch.tensor(2)) == 2.0
     assert bool(torch.tensor([0])) is False and bool(torch.tensor(1.5)) is True
     assert math.isnan(torch.tensor(float("nan")).item())
-    assert torch.tensor(2 ** 62).item() == 2 ** 62
-    assert [1, 2, 3][torch.tensor(1)] == 2                     # __index__ for integer tensors
+    assert torch.tensor(2**62).item() == 2**62
+    assert [1, 2, 3][torch.tensor(1)] == 2  # __index__ for integer tensors
 
 
-@pytest.mark.parametrize("fn", [lambda: torch.ones(2).item(), lambda: bool(torch.ones(2)),
-                                lambda: torch.zeros(0).item()], ids=["item", "bool", "empty"])
+@pytest.mark.parametrize(
+    "fn",
+    [lambda: torch.ones(2).item(), lambda: bool(torch.ones(2)), lambda: torch.zeros(0).item()],
+    ids=["item", "bool", "empty"],
+)
 def test_converting_many_elements_is_an_error(fn):
     with pytest.raises(RuntimeError):
         fn()
@@ -93,6 +117,7 @@ def test_number_conversion_of_many_elements_is_a_value_error(convert):
 
 
 # --- DLPack -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("dtype, np_dtype", NUMPY_TYPES, ids=IDS)
 def test_dlpack_numpy_to_torch_shares(dtype, np_dtype):
@@ -124,7 +149,7 @@ def test_dlpack_keeps_strides_and_offsets():
 def test_dlpack_protocol_methods():
     t = torch.ones(3)
     device_type, device_id = t.__dlpack_device__()
-    assert (int(device_type), device_id) == (1, 0)     # kDLCPU
+    assert (int(device_type), device_id) == (1, 0)  # kDLCPU
     capsule = t.__dlpack__()
     assert type(capsule).__name__ == "PyCapsule"
     u = torch.from_dlpack(t)
@@ -136,5 +161,6 @@ def test_dlpack_keeps_the_source_alive():
     a = torch.from_dlpack(np.arange(1000.0))
     b = np.from_dlpack(torch.arange(1000.0))
     import gc
+
     gc.collect()
     assert a[999].item() == 999.0 and b[999] == 999.0

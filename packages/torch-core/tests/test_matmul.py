@@ -3,6 +3,7 @@ forms of matmul, out= and in-place forms, shape errors and thread control."""
 
 import numpy as np
 import pytest
+
 import torch
 from torch.testing._op_registry import BY_NAME, assert_array_matches, cases, to_numpy
 
@@ -13,14 +14,16 @@ def test_matches_numpy(case):
     case.check(case.call(x), case.expected(x))
 
 
-@pytest.mark.parametrize("case", cases("matmul", where=lambda c: c.dtype in (torch.float32, torch.int64)), ids=repr)
+@pytest.mark.parametrize(
+    "case", cases("matmul", where=lambda c: c.dtype in (torch.float32, torch.int64)), ids=repr
+)
 def test_method_and_out_match_numpy(case):
     x = case.make()
     expected = case.expected(x)
     self, *rest = x.args
     case.check(getattr(self, case.op.target)(*rest, **x.kwargs), expected)
     if case.op.name == "matmul" and min(a.dim() for a in x.args) == 1:
-        return   # PyTorch resizes (and warns about) out= for vector forms of matmul
+        return  # PyTorch resizes (and warns about) out= for vector forms of matmul
     out = torch.empty(np.shape(expected), dtype=case.dtype)
     assert case.op(*x.args, **x.kwargs, out=out) is out
     case.check(out, expected)
@@ -31,7 +34,7 @@ def test_inplace_forms(name):
     op = BY_NAME[name]
     for case in cases(where=lambda c: c.op is op and c.dtype == torch.float64):
         if case.sample.args[0].shape != np.shape(case.expected(case.make())):
-            continue   # in-place needs the input to have the result's shape
+            continue  # in-place needs the input to have the result's shape
         x = case.make()
         self = x.args[0]
         version = self._version
@@ -45,10 +48,19 @@ def _rand(*shape, dtype=torch.float64, seed=0):
     return t, to_numpy(t).astype(np.float64)
 
 
-@pytest.mark.parametrize("shape_a, shape_b", [
-    ((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 5)), ((2, 3, 4), (4, 5)), ((4,), (2, 4, 5)),
-    ((2, 1, 3, 4), (5, 4, 2)), ((1, 3, 4), (6, 4, 2)), ((2, 3, 0), (0, 4)),
-])
+@pytest.mark.parametrize(
+    "shape_a, shape_b",
+    [
+        ((4,), (4,)),
+        ((3, 4), (4,)),
+        ((4,), (4, 5)),
+        ((2, 3, 4), (4, 5)),
+        ((4,), (2, 4, 5)),
+        ((2, 1, 3, 4), (5, 4, 2)),
+        ((1, 3, 4), (6, 4, 2)),
+        ((2, 3, 0), (0, 4)),
+    ],
+)
 def test_matmul_broadcasting_forms(shape_a, shape_b):
     a, na = _rand(*shape_a)
     b, nb = _rand(*shape_b, seed=1)
@@ -75,17 +87,31 @@ def test_larger_products_match_numpy(layout):
     assert_array_matches(torch.mm(a, b), na @ nb, 1e-4, 1e-4)
 
 
-@pytest.mark.parametrize("fn", [
-    lambda: torch.ones(2, 3) @ torch.ones(4, 5),
-    lambda: torch.mm(torch.ones(3), torch.ones(3)),
-    lambda: torch.mm(torch.ones(2, 3), torch.ones(4, 2)),
-    lambda: torch.bmm(torch.ones(2, 3, 4), torch.ones(3, 4, 5)),
-    lambda: torch.mv(torch.ones(2, 3), torch.ones(2)),
-    lambda: torch.dot(torch.ones(3), torch.ones(4)),
-    lambda: torch.dot(torch.ones(3), torch.ones(3, dtype=torch.float64)),
-    lambda: torch.matmul(torch.ones(2, 2, 3), torch.ones(3, 3, 2)),
-    lambda: torch.ones(3) @ torch.tensor(2.0),
-], ids=["matmul", "mm-1d", "mm-inner", "bmm-batch", "mv", "dot-size", "dot-dtype", "matmul-batch", "0d"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda: torch.ones(2, 3) @ torch.ones(4, 5),
+        lambda: torch.mm(torch.ones(3), torch.ones(3)),
+        lambda: torch.mm(torch.ones(2, 3), torch.ones(4, 2)),
+        lambda: torch.bmm(torch.ones(2, 3, 4), torch.ones(3, 4, 5)),
+        lambda: torch.mv(torch.ones(2, 3), torch.ones(2)),
+        lambda: torch.dot(torch.ones(3), torch.ones(4)),
+        lambda: torch.dot(torch.ones(3), torch.ones(3, dtype=torch.float64)),
+        lambda: torch.matmul(torch.ones(2, 2, 3), torch.ones(3, 3, 2)),
+        lambda: torch.ones(3) @ torch.tensor(2.0),
+    ],
+    ids=[
+        "matmul",
+        "mm-1d",
+        "mm-inner",
+        "bmm-batch",
+        "mv",
+        "dot-size",
+        "dot-dtype",
+        "matmul-batch",
+        "0d",
+    ],
+)
 def test_shape_and_dtype_errors(fn):
     with pytest.raises(RuntimeError):
         fn()

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+
 import torch
 from torch.testing._op_registry import SHORT, assert_array_matches, cases, to_numpy
 
@@ -15,8 +16,14 @@ def test_matches_numpy(case):
     case.check(case.call(x), case.expected(x))
 
 
-@pytest.mark.parametrize("case", cases("reduction", where=lambda c: c.dtype == torch.float32 and c.op.fn is None
-                                       and "dim" in c.sample.kwargs), ids=repr)
+@pytest.mark.parametrize(
+    "case",
+    cases(
+        "reduction",
+        where=lambda c: c.dtype == torch.float32 and c.op.fn is None and "dim" in c.sample.kwargs,
+    ),
+    ids=repr,
+)
 def test_method_matches_numpy(case):
     x = case.make()
     case.check(getattr(x.args[0], case.op.target)(**x.kwargs), case.expected(x))
@@ -83,7 +90,9 @@ def test_mean_of_integers_is_an_error():
 def test_dims_as_list_tuple_or_negative(dim):
     t, a = _data(2, 3, 4)
     assert_array_matches(t.sum(dim=dim), a.sum(axis=tuple(dim)), 1e-5, 1e-5)
-    assert_array_matches(t.amax(dim=dim, keepdim=True), a.max(axis=tuple(dim), keepdims=True), 1e-6, 0)
+    assert_array_matches(
+        t.amax(dim=dim, keepdim=True), a.max(axis=tuple(dim), keepdims=True), 1e-6, 0
+    )
 
 
 def test_keepdim_keeps_size_one_dims():

@@ -3,6 +3,7 @@ queries, contiguity, devices, the version counter and autograd attributes."""
 
 import numpy as np
 import pytest
+
 import torch
 from torch.testing._op_registry import SHORT, assert_array_matches, cases, to_numpy
 
@@ -13,8 +14,18 @@ def test_view_ops_match_numpy(case):
     case.check(case.call(x), case.expected(x))
 
 
-@pytest.mark.parametrize("case", cases("view", where=lambda c: c.op.view and c.sample.args[0].layout != "e"
-                                       and c.dtype in (torch.float32, torch.int16, torch.bool)), ids=repr)
+@pytest.mark.parametrize(
+    "case",
+    cases(
+        "view",
+        where=lambda c: (
+            c.op.view
+            and c.sample.args[0].layout != "e"
+            and c.dtype in (torch.float32, torch.int16, torch.bool)
+        ),
+    ),
+    ids=repr,
+)
 def test_views_share_storage(case):
     """Writing into the input after taking a view shows through the view."""
     x = case.make()
@@ -48,10 +59,22 @@ def test_data_ptr_moves_with_the_offset():
         assert t.untyped_storage().data_ptr() == t[3:].untyped_storage().data_ptr()
 
 
-@pytest.mark.parametrize("dtype, size", [(torch.float32, 4), (torch.float64, 8), (torch.float16, 2),
-                                         (torch.bfloat16, 2), (torch.int8, 1), (torch.uint8, 1),
-                                         (torch.int16, 2), (torch.int32, 4), (torch.int64, 8),
-                                         (torch.bool, 1)], ids=lambda v: SHORT.get(v, str(v)))
+@pytest.mark.parametrize(
+    "dtype, size",
+    [
+        (torch.float32, 4),
+        (torch.float64, 8),
+        (torch.float16, 2),
+        (torch.bfloat16, 2),
+        (torch.int8, 1),
+        (torch.uint8, 1),
+        (torch.int16, 2),
+        (torch.int32, 4),
+        (torch.int64, 8),
+        (torch.bool, 1),
+    ],
+    ids=lambda v: SHORT.get(v, str(v)),
+)
 def test_element_size(dtype, size):
     t = torch.zeros(3, dtype=dtype)
     assert t.element_size() == size
@@ -94,7 +117,7 @@ def test_contiguity():
     assert t[1:].is_contiguous()
     c = t.t().contiguous()
     assert c.is_contiguous() and c.stride() == (3, 1)
-    assert torch.zeros(3, 1).t().is_contiguous()     # size-1 dims do not count
+    assert torch.zeros(3, 1).t().is_contiguous()  # size-1 dims do not count
     assert torch.zeros(1, 4).expand(1, 4).is_contiguous()
 
 
@@ -166,28 +189,43 @@ def test_clone_is_a_copy():
     assert c.dtype == t.dtype and c.shape == t.shape
 
 
-@pytest.mark.parametrize("dtype", [torch.float64, torch.int32, torch.bool, torch.bfloat16], ids=SHORT.get)
+@pytest.mark.parametrize(
+    "dtype", [torch.float64, torch.int32, torch.bool, torch.bfloat16], ids=SHORT.get
+)
 def test_copy_broadcasts_and_converts(dtype):
     dst = torch.zeros(2, 3, dtype=dtype)
     src = torch.tensor([1.0, 0.0, 2.0])
     assert dst.copy_(src) is dst
-    expected = np.broadcast_to(np.array([1.0, 0.0, 2.0]), (2, 3)).astype(bool if dtype == torch.bool else float)
+    expected = np.broadcast_to(np.array([1.0, 0.0, 2.0]), (2, 3)).astype(
+        bool if dtype == torch.bool else float
+    )
     assert_array_matches(dst, expected)
 
 
-@pytest.mark.parametrize("target", [torch.float64, torch.int32, torch.uint8, torch.bool, torch.float16])
+@pytest.mark.parametrize(
+    "target", [torch.float64, torch.int32, torch.uint8, torch.bool, torch.float16]
+)
 def test_to_dtype_converts_values_like_numpy(target):
     values = np.array([-1.75, 0.0, 0.5, 2.25, 100.0])
     t = torch.tensor(values)
     if target == torch.uint8:
-        values = np.abs(values)       # casting negative floats to unsigned is undefined
+        values = np.abs(values)  # casting negative floats to unsigned is undefined
         t = t.abs()
     converted = t.to(target)
     assert converted.dtype == target
     with np.errstate(all="ignore"):
-        assert_array_matches(converted, values.astype({torch.float64: np.float64, torch.int32: np.int32,
-                                                       torch.uint8: np.uint8, torch.bool: np.bool_,
-                                                       torch.float16: np.float16}[target]))
+        assert_array_matches(
+            converted,
+            values.astype(
+                {
+                    torch.float64: np.float64,
+                    torch.int32: np.int32,
+                    torch.uint8: np.uint8,
+                    torch.bool: np.bool_,
+                    torch.float16: np.float16,
+                }[target]
+            ),
+        )
 
 
 def test_to_returns_self_when_nothing_changes():
@@ -215,28 +253,44 @@ def test_devices():
     assert not torch.zeros(2).is_cuda
 
 
-@pytest.mark.parametrize("mutate", [
-    lambda t: t.add_(1),
-    lambda t: t.zero_(),
-    lambda t: t.fill_(3),
-    lambda t: t.mul_(2),
-    lambda t: t.__setitem__(0, 5),
-    lambda t: t.__setitem__((slice(None), 1), torch.ones(2)),
-    lambda t: t.copy_(torch.ones(2, 3)),
-    lambda t: t.clamp_(0, 1),
-    lambda t: t.uniform_(),
-    lambda t: t.t().add_(1),
-    lambda t: t[1].sub_(1),
-    lambda t: torch.add(t, 1, out=t),
-], ids=["add_", "zero_", "fill_", "mul_", "setitem-int", "setitem-slice", "copy_", "clamp_", "uniform_",
-        "view-t", "view-row", "out="])
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda t: t.add_(1),
+        lambda t: t.zero_(),
+        lambda t: t.fill_(3),
+        lambda t: t.mul_(2),
+        lambda t: t.__setitem__(0, 5),
+        lambda t: t.__setitem__((slice(None), 1), torch.ones(2)),
+        lambda t: t.copy_(torch.ones(2, 3)),
+        lambda t: t.clamp_(0, 1),
+        lambda t: t.uniform_(),
+        lambda t: t.t().add_(1),
+        lambda t: t[1].sub_(1),
+        lambda t: torch.add(t, 1, out=t),
+    ],
+    ids=[
+        "add_",
+        "zero_",
+        "fill_",
+        "mul_",
+        "setitem-int",
+        "setitem-slice",
+        "copy_",
+        "clamp_",
+        "uniform_",
+        "view-t",
+        "view-row",
+        "out=",
+    ],
+)
 def test_version_counter_bumps_on_inplace(mutate):
     t = torch.zeros(2, 3)
     view = t[0]
     before = t._version
     mutate(t)
     assert t._version > before
-    assert view._version == t._version      # views share the counter
+    assert view._version == t._version  # views share the counter
 
 
 def test_version_counter_ignores_out_of_place_ops():

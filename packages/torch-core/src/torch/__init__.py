@@ -83,7 +83,6 @@ from torch._C import (  # noqa: E402,F401
     div,
     divide,
     dot,
-    empty,
     eq,
     erf,
     erfinv,

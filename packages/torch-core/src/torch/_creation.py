@@ -6,7 +6,7 @@ import math
 from torch import _C
 
 __all__ = [
-    "tensor", "as_tensor", "asarray", "zeros", "ones", "full", "empty_like", "zeros_like",
+    "tensor", "as_tensor", "empty", "asarray", "zeros", "ones", "full", "empty_like", "zeros_like",
     "ones_like", "full_like", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",
     "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal", "bernoulli",
     "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "scalar_tensor",
@@ -80,8 +80,17 @@ def _filled(size, value, dtype, device, requires_grad, op, out=None):
     size = _size(size, op)
     if out is not None:
         return out.resize_(size).fill_(value)
-    t = _C.empty(size, dtype or _C.get_default_dtype(), device)
-    return _finish(t.fill_(value), requires_grad)
+    t = _C._full(size, value, dtype or _C.get_default_dtype())
+    return _finish(t, requires_grad, device)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None):
+    """An uninitialised tensor of the given shape."""
+    if out is not None:
+        return out.resize_(_size(size, "empty"))
+    t = _C.empty(_size(size, "empty"), dtype or _C.get_default_dtype(), device)
+    return _finish(t, requires_grad)
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -109,8 +118,10 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     return _finish(base.as_strided(size, stride, 0), requires_grad)
 
 
-def _like(input, dtype, device, requires_grad):
-    return _C.empty(input.shape, dtype or input.dtype, device or input.device)
+def _like(input, dtype, device, requires_grad, value=None):
+    if value is None:
+        return _C.empty(input.shape, dtype or input.dtype, device or input.device)
+    return _finish(_C._full(input.shape, value, dtype or input.dtype), False, device)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
@@ -118,16 +129,16 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(_like(input, dtype, device, requires_grad).fill_(0), requires_grad)
+    return _finish(_like(input, dtype, device, requires_grad, 0), requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(_like(input, dtype, device, requires_grad).fill_(1), requires_grad)
+    return _finish(_like(input, dtype, device, requires_grad, 1), requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return _finish(_like(input, dtype, device, requires_grad).fill_(fill_value), requires_grad)
+    return _finish(_like(input, dtype, device, requires_grad, fill_value), requires_grad)
 
 
 def _number(x, op, arg):

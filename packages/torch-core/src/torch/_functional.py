@@ -218,8 +218,10 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     """log(sum(exp(x))) over ``dim``, computed without overflow."""
     x = input if input.dtype.is_floating_point else input._to_dtype(_C.get_default_dtype(), False)
     dims = _dims(dim)
+    if x.numel() == 0:
+        return _out(_C._sum(_C.exp(x), dims, keepdim, None).log_(), out)
     m = _C._amax(x, dims, True, None)
-    m = _C.where(_C.isinf(m), _C.zeros_like(m), m)
+    m = _C.where(_C.isinf(m), 0.0, m)
     r = _C._sum(_C.exp(_C.sub(x, m)), dims, True, None).log_().add_(m)
     if not keepdim:
         r = r.squeeze(dims) if dims is not None else r.reshape(())

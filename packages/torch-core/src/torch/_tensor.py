@@ -80,6 +80,16 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
 
 
 @_method
+def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    return _C.addmv(self, mat, vec, beta=beta, alpha=alpha, out=self)
+
+
+@_method
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    return _C.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha, out=self)
+
+
+@_method
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _C.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
@@ -103,12 +113,14 @@ def round_(self, decimals=0):
 @_method
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     _C._uniform_(self, builtins.float(kwargs.get("from", from_)), builtins.float(to), generator)
+    self._bump_version()
     return self
 
 
 @_method
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _C._normal_(self, builtins.float(mean), builtins.float(std), generator)
+    self._bump_version()
     return self
 
 
@@ -117,6 +129,7 @@ def random_(self, from_=0, to=None, *, generator=None):
     if to is None:
         from_, to = 0, from_ if from_ else _max_random(self.dtype)
     _C._random_(self, from_, to, generator)
+    self._bump_version()
     return self
 
 
@@ -129,6 +142,7 @@ def _max_random(dtype):
 @_method
 def bernoulli_(self, p=0.5, *, generator=None):
     _C._bernoulli_(self, p, generator)
+    self._bump_version()
     return self
 
 

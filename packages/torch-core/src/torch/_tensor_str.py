@@ -34,16 +34,12 @@ class _Formatter:
         self.sci = False
         self.int_mode = False
         vals = list(values)
-        if floating:
-            finite = [abs(v) for v in vals if math.isfinite(v)]
-            nonzero = [v for v in finite if v != 0]
-            self.int_mode = all(v == math.ceil(v) for v in finite)
-            if nonzero:
-                lo, hi = min(nonzero), max(nonzero)
-                if self.int_mode:
-                    self.sci = hi / lo > 1000.0 or hi > 1e8
-                else:
-                    self.sci = hi / lo > 1000.0 or hi > 1e8 or lo < 1e-4
+        if floating:  # like PyTorch: only non-zero finite values decide the mode and width
+            vals = [v for v in vals if math.isfinite(v) and v != 0]
+            self.int_mode = all(v == math.ceil(v) for v in vals)
+            if vals:
+                lo, hi = min(abs(v) for v in vals), max(abs(v) for v in vals)
+                self.sci = hi / lo > 1000.0 or hi > 1e8 or (not self.int_mode and lo < 1e-4)
         self.width = max((len(self.raw(v)) for v in vals), default=1)
 
     def raw(self, v):
@@ -67,7 +63,7 @@ def _format(values, fmt, indent, dim):
     if dim == 0:
         return fmt(values)
     if dim == 1:
-        items = ["..." if v is None else fmt(v) for v in values]
+        items = [" ..." if v is None else fmt(v) for v in values]
         per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
@@ -87,7 +83,7 @@ def tensor_repr(t):
         body = "[]"
         if t.dim() != 1:
             suffixes.append(f"size={tuple(t.shape)}")
-        if not (t.dtype in (_C.get_default_dtype(), _C.int64)):
+        if t.dtype != _C.get_default_dtype():
             suffixes.append(f"dtype={t.dtype}")
     else:
         summarize = t.numel() > THRESHOLD

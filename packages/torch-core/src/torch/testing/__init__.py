@@ -19,7 +19,9 @@ _TOLERANCES = {
 }
 
 
-def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, check_dtype=True, msg=None):
+def assert_close(
+    actual, expected, *, rtol=None, atol=None, equal_nan=False, check_dtype=True, msg=None
+):
     """Raise ``AssertionError`` unless `actual` and `expected` are close.
 
     Both may be tensors, Python numbers, or (nested) lists/tuples of them.
@@ -33,37 +35,54 @@ def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False, che
         >>> torch.testing.assert_close(torch.tensor([1.0]), torch.tensor([1.0 + 1e-7]))
     """
     if (rtol is None) != (atol is None):
-        raise ValueError("Both 'rtol' and 'atol' must be either specified or omitted, "
-                         f"but got rtol={rtol} and atol={atol}.")
+        raise ValueError(
+            "Both 'rtol' and 'atol' must be either specified or omitted, "
+            f"but got rtol={rtol} and atol={atol}."
+        )
     if isinstance(actual, (list, tuple)) or isinstance(expected, (list, tuple)):
         if type(actual) is not type(expected) or len(actual) != len(expected):
             raise AssertionError(msg or f"Sequences do not match: {actual!r} and {expected!r}.")
         for a, e in zip(actual, expected):
-            assert_close(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype, msg=msg)
+            assert_close(
+                a, e, rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype, msg=msg
+            )
         return
     actual, expected = _as_tensor(actual), _as_tensor(expected)
     if actual.shape != expected.shape:
-        raise AssertionError(msg or f"The values for attribute 'shape' do not match: "
-                                    f"{actual.shape} != {expected.shape}.")
+        raise AssertionError(
+            msg
+            or f"The values for attribute 'shape' do not match: {actual.shape} != {expected.shape}."
+        )
     if check_dtype and actual.dtype != expected.dtype:
-        raise AssertionError(msg or f"The values for attribute 'dtype' do not match: "
-                                    f"{actual.dtype} != {expected.dtype}.")
+        raise AssertionError(
+            msg
+            or f"The values for attribute 'dtype' do not match: {actual.dtype} != {expected.dtype}."
+        )
     if rtol is None:
-        pairs = [_TOLERANCES.get(actual.dtype, (0.0, 0.0)), _TOLERANCES.get(expected.dtype, (0.0, 0.0))]
+        pairs = [
+            _TOLERANCES.get(actual.dtype, (0.0, 0.0)),
+            _TOLERANCES.get(expected.dtype, (0.0, 0.0)),
+        ]
         rtol, atol = max(p[0] for p in pairs), max(p[1] for p in pairs)
     a, e = actual.to(torch.float64), expected.to(torch.float64)
     diff = (a - e).abs()
-    close = (diff <= atol + rtol * e.abs()) | (a == e)        # a == e: equal infinities
+    close = (a == e) | (
+        (diff <= atol + rtol * e.abs()) & diff.isfinite()
+    )  # a == e: equal infinities
     if equal_nan:
         close = close | (a.isnan() & e.isnan())
     if bool(close.all()):
         return
     bad = int((~close).sum())
     worst = float(torch.where(close, 0.0, diff).max())
-    raise AssertionError(msg or (
-        f"Tensor-likes are not close!\n\nMismatched elements: {bad} / {close.numel()} "
-        f"({100.0 * bad / close.numel():.1f}%)\nGreatest absolute difference: {worst} "
-        f"(up to {atol} allowed)\nRelative tolerance: {rtol}"))
+    raise AssertionError(
+        msg
+        or (
+            f"Tensor-likes are not close!\n\nMismatched elements: {bad} / {close.numel()} "
+            f"({100.0 * bad / close.numel():.1f}%)\nGreatest absolute difference: {worst} "
+            f"(up to {atol} allowed)\nRelative tolerance: {rtol}"
+        )
+    )
 
 
 def _as_tensor(value):

@@ -28,14 +28,18 @@ from __future__ import annotations
 import math
 import statistics
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+
 import torch
 
+# fmt: off
 f32, f64, f16, bf16 = torch.float32, torch.float64, torch.float16, torch.bfloat16
-i8, u8, i16, i32, i64, b8 = torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64, torch.bool
+i8, u8, i16, i32, i64 = torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64
+b8 = torch.bool
 FLOATS = (f32, f64, f16, bf16)
 INTS = (i8, u8, i16, i32, i64)
 NUMERIC = FLOATS + INTS
@@ -61,13 +65,16 @@ RESULT_RULES = {
     "int64": lambda d: d if d.is_floating_point else i64,   # sum/prod widen integers
     "long": lambda d: i64,                                   # indices
 }
+# fmt: on
 
 
 # --- input specs ------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class T:
     """A tensor argument: its logical shape, memory layout and dtype (None: the case's)."""
+
     shape: tuple
     layout: str = "c"
     dtype: torch.dtype | None = None
@@ -81,6 +88,7 @@ class T:
 @dataclass(frozen=True)
 class S:
     """A Python scalar argument of the case's dtype kind, drawn from the op's domain."""
+
     def __repr__(self):
         return "scalar"
 
@@ -96,35 +104,36 @@ class Sample:
 
 
 class Inputs(NamedTuple):
-    args: list          # for the torch call
+    args: list  # for the torch call
     kwargs: dict
-    np_args: list       # the same values for the NumPy reference
+    np_args: list  # the same values for the NumPy reference
     np_kwargs: dict
 
 
 # --- the entries -------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class OpInfo:
-    name: str                       # test id; also the torch function unless torch_name/fn say otherwise
-    kind: str                       # unary binary ternary reduction matmul view creation
-    ref: Callable                   # NumPy reference, same arguments as the torch call
+    name: str  # test id; also the torch function unless torch_name/fn say otherwise
+    kind: str  # unary binary ternary reduction matmul view creation
+    ref: Callable  # NumPy reference, same arguments as the torch call
     dtypes: tuple = FLOATS
     samples: Callable | None = None  # dtype -> [Sample]; default by kind
-    torch_name: str | None = None   # torch.<torch_name>, Tensor.<torch_name>, Tensor.<torch_name>_
-    fixed: dict = field(default_factory=dict)   # keyword arguments every call gets
-    fn: Callable | None = None      # how to call it, when not torch.<torch_name>(*args, **fixed)
-    domain: tuple = (-3, 3)         # (lo, hi) for all arguments, or one pair per argument
-    nonzero: tuple = ()             # argument positions that must not hold 0 (divisors)
-    result: Any = "same"            # result dtype rule, see RESULT_RULES
-    tol: dict = field(default_factory=dict)     # dtype -> (rtol, atol) overriding TOLERANCES
+    torch_name: str | None = None  # torch.<torch_name>, Tensor.<torch_name>, Tensor.<torch_name>_
+    fixed: dict = field(default_factory=dict)  # keyword arguments every call gets
+    fn: Callable | None = None  # how to call it, when not torch.<torch_name>(*args, **fixed)
+    domain: tuple = (-3, 3)  # (lo, hi) for all arguments, or one pair per argument
+    nonzero: tuple = ()  # argument positions that must not hold 0 (divisors)
+    result: Any = "same"  # result dtype rule, see RESULT_RULES
+    tol: dict = field(default_factory=dict)  # dtype -> (rtol, atol) overriding TOLERANCES
     differentiable: bool = True
-    method: bool = True             # Tensor.<torch_name> exists with the same arguments
-    inplace: bool = True            # Tensor.<torch_name>_ exists (elementwise ops)
-    out: bool = True                # torch.<torch_name>(..., out=) exists
-    view: bool = False              # the result shares storage with the first argument
-    values: bool = True             # False: only shape and dtype are defined (empty)
-    takes_dtype: bool = False       # creation op: the case's dtype goes in as dtype=
+    method: bool = True  # Tensor.<torch_name> exists with the same arguments
+    inplace: bool = True  # Tensor.<torch_name>_ exists (elementwise ops)
+    out: bool = True  # torch.<torch_name>(..., out=) exists
+    view: bool = False  # the result shares storage with the first argument
+    values: bool = True  # False: only shape and dtype are defined (empty)
+    takes_dtype: bool = False  # creation op: the case's dtype goes in as dtype=
 
     @property
     def target(self):
@@ -213,13 +222,16 @@ class Case:
             self.check_one(actual, expected, dtypes[0])
 
     def check_one(self, actual, expected, dtype):
-        assert isinstance(actual, torch.Tensor), f"{self}: got {type(actual).__name__}, not a tensor"
+        assert isinstance(actual, torch.Tensor), (
+            f"{self}: got {type(actual).__name__}, not a tensor"
+        )
         assert actual.dtype == dtype, f"{self}: dtype {actual.dtype}, expected {dtype}"
         expected = np.asarray(expected)
-        assert tuple(actual.shape) == expected.shape, \
+        assert tuple(actual.shape) == expected.shape, (
             f"{self}: shape {tuple(actual.shape)}, expected {expected.shape}"
+        )
         if self.op.values:
-            if dtype.is_floating_point:   # what the dtype can hold (overflow to inf included)
+            if dtype.is_floating_point:  # what the dtype can hold (overflow to inf included)
                 with np.errstate(over="ignore"):
                     expected = round_to(expected.astype(np.float64), dtype)
             assert_array_matches(actual, expected, *self.tolerance(dtype))
@@ -230,8 +242,13 @@ def assert_array_matches(actual, expected, rtol=0, atol=0):
     got = to_numpy(actual)
     expected = np.asarray(expected)
     if actual.dtype.is_floating_point:
-        np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64),
-                                   rtol=rtol, atol=atol, equal_nan=True)
+        np.testing.assert_allclose(
+            got.astype(np.float64),
+            expected.astype(np.float64),
+            rtol=rtol,
+            atol=atol,
+            equal_nan=True,
+        )
     else:
         np.testing.assert_array_equal(got, expected.astype(got.dtype), strict=True)
 
@@ -245,7 +262,7 @@ def to_numpy(tensor):
 
 def round_to(values, dtype):
     """Round float64 `values` to what `dtype` can hold, in NumPy alone."""
-    if dtype == bf16:   # round half to even on the top 16 bits of the float32 pattern
+    if dtype == bf16:  # round half to even on the top 16 bits of the float32 pattern
         bits = values.astype(np.float32).view(np.uint32)
         bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
         return bits.astype(np.uint32).view(np.float32)
@@ -271,8 +288,13 @@ def _draw(shape, dtype, domain, nonzero, rng):
 
 def _base_shape(spec):
     shape = tuple(spec.shape)
-    return {"c": shape, "t": shape[::-1], "s": shape[:-1] + (2 * shape[-1],) if shape else shape,
-            "e": (1,) + shape[1:], "o": (shape[0] + 1,) + shape[1:] if shape else shape}[spec.layout]
+    return {
+        "c": shape,
+        "t": shape[::-1],
+        "s": shape[:-1] + (2 * shape[-1],) if shape else shape,
+        "e": (1,) + shape[1:],
+        "o": (shape[0] + 1,) + shape[1:] if shape else shape,
+    }[spec.layout]
 
 
 def _layout_torch(t, spec):
@@ -300,6 +322,7 @@ def _layout_numpy(a, spec):
 
 
 # --- sample sets -------------------------------------------------------------
+# fmt: off
 
 UNARY = [T(()), T((0,)), T((7,)), T((3, 4)), T((2, 3, 4)),
          T((3, 4), "t"), T((2, 3, 4), "s"), T((4, 5), "e"), T((3, 4), "o")]
@@ -432,11 +455,16 @@ def linspace_samples(dtype):
     return [Sample((0, 10, 5)), Sample((10, 0, 4)), Sample((2, 9, 8))]
 
 
+# fmt: on
+
+
 # --- NumPy references that need a few lines ----------------------------------
+
 
 def _np_reduce(f):
     def ref(a, dim=None, keepdim=False, **kwargs):
         return f(a, axis=dim, keepdims=keepdim, **kwargs)
+
     return ref
 
 
@@ -444,6 +472,7 @@ def _np_std_var(f):
     def ref(a, dim=None, keepdim=False, correction=1, unbiased=None):
         ddof = correction if unbiased is None else int(unbiased)
         return f(a, axis=dim, keepdims=keepdim, ddof=ddof)
+
     return ref
 
 
@@ -453,11 +482,14 @@ def _np_norm(a, p="fro", dim=None, keepdim=False):
         return np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
     if p == math.inf:
         return np.max(a, axis=dim, keepdims=keepdim)
-    return np.sum(a ** p, axis=dim, keepdims=keepdim) ** (1 / p)
+    return np.sum(a**p, axis=dim, keepdims=keepdim) ** (1 / p)
 
 
 def _np_max_dim(f, arg):
-    return lambda a, dim, keepdim=False: (f(a, axis=dim, keepdims=keepdim), arg(a, axis=dim, keepdims=keepdim))
+    return lambda a, dim, keepdim=False: (
+        f(a, axis=dim, keepdims=keepdim),
+        arg(a, axis=dim, keepdims=keepdim),
+    )
 
 
 def _np_clamp(a, min=None, max=None):
@@ -470,6 +502,7 @@ def _np_div(mode):
     def ref(a, b):
         q = np.true_divide(a, b, dtype=np.float64)
         return np.trunc(q) if mode == "trunc" else np.floor_divide(a, b)
+
     return ref
 
 
@@ -481,7 +514,7 @@ def _erfinv_scalar(x):
     if not abs(x) < 1:
         return math.copysign(math.inf, x) if abs(x) == 1 else math.nan
     y = _normal.inv_cdf((x + 1) / 2) / math.sqrt(2)
-    for _ in range(2):   # Newton steps keep tiny |x| accurate too
+    for _ in range(2):  # Newton steps keep tiny |x| accurate too
         y -= (math.erf(y) - x) / (2 / math.sqrt(math.pi) * math.exp(-y * y))
     return y
 
@@ -525,32 +558,66 @@ def _np_size(size):
 
 # --- the table -----------------------------------------------------------------
 
+
 def _unary(name, ref, dtypes=ALL, result="float", **kw):
     return OpInfo(name, "unary", ref, dtypes, unary_samples, result=result, **kw)
 
 
-def _binary(name, ref, dtypes=ALL, result="same", **kw):
-    return OpInfo(name, "binary", ref, dtypes, kw.pop("samples", binary_samples), result=result, **kw)
+def _binary(name, ref, dtypes=ALL, result="same", samples=binary_samples, **kw):
+    return OpInfo(name, "binary", ref, dtypes, samples, result=result, **kw)
 
 
 def _reduction(name, ref, dtypes, samples, result="same", **kw):
-    return OpInfo(name, "reduction", ref, dtypes, samples, result=result, inplace=False, out=False, **kw)
+    kw = {"inplace": False, "out": False, **kw}
+    return OpInfo(name, "reduction", ref, dtypes, samples, result=result, **kw)
+
+
+def _matmul(name, ref, *samples, inplace=False):
+    return OpInfo(name, "matmul", ref, MATMUL, fixed(*samples), inplace=inplace, tol=LOW)
 
 
 def _view(name, fn, ref, *samples, view=True):
-    return OpInfo(name, "view", ref, ALL, fixed(*samples), fn=fn, view=view,
-                  inplace=False, out=False, method=False)
+    kw = {"inplace": False, "out": False, "method": False}
+    return OpInfo(name, "view", ref, ALL, fixed(*samples), fn=fn, view=view, **kw)
 
 
 def _create(name, ref, samples, dtypes=ALL, takes_dtype=True, values=True, fn=None):
-    return OpInfo(name, "creation", ref, dtypes, samples, fn=fn, takes_dtype=takes_dtype, values=values,
-                  differentiable=False, method=False, inplace=False, out=False)
+    kw = {"differentiable": False, "method": False, "inplace": False, "out": False}
+    return OpInfo(
+        name, "creation", ref, dtypes, samples, fn=fn, takes_dtype=takes_dtype, values=values, **kw
+    )
+
+
+def on(*args, **kwargs):
+    """A sample from positional arguments and keyword arguments: on(T((3, 4)), 0, keepdim=True)."""
+    return Sample(args, kwargs)
+
+
+def _np_add_product(c, a, b, beta=1, alpha=1):
+    return beta * c + alpha * (a @ b)
+
+
+def _np_logsumexp(a, dim, keepdim=False):
+    return np.log(np.sum(np.exp(a), axis=dim, keepdims=keepdim))
+
+
+def _np_reshape(a, *shape):
+    return a.reshape(_np_size(shape))
+
+
+def _bool_unless_u8(dtype):
+    return u8 if dtype == u8 else b8  # all/any keep uint8, as PyTorch does
 
 
 LOG_DOMAIN, UNIT_DOMAIN = (0.1, 5), (-0.95, 0.95)
 BOOLEAN = dict(result="bool", differentiable=False, dtypes=ALL)
 LOGICAL = dict(BOOLEAN, samples=tensor_only_samples)
+PREDICATE = dict(differentiable=False, inplace=False, out=False)
+FULL = reduction_samples(empty=False)(None)[:3]  # whole-tensor reductions only
+DIM_ONLY = reduction_samples(full=False, multi=False, empty=False)
+LIKE = [Sample((spec,)) for spec in UNARY[:6]]
 
+# fmt: off
 OPS = [
     # unary, float results (integer and bool inputs give the default float dtype)
     _unary("exp", np.exp),
@@ -586,21 +653,23 @@ OPS = [
     _unary("frac", lambda a: a - np.trunc(a), FLOATS, "same"),
     _unary("bitwise_not", np.invert, INTEGRAL, "same", differentiable=False),
     _unary("logical_not", np.logical_not, ALL, "bool", differentiable=False),
-    _unary("isnan", np.isnan, ALL, "bool", differentiable=False, inplace=False, out=False),
-    _unary("isinf", np.isinf, ALL, "bool", differentiable=False, inplace=False, out=False),
-    _unary("isfinite", np.isfinite, ALL, "bool", differentiable=False, inplace=False, out=False),
+    _unary("isnan", np.isnan, ALL, "bool", **PREDICATE),
+    _unary("isinf", np.isinf, ALL, "bool", **PREDICATE),
+    _unary("isfinite", np.isfinite, ALL, "bool", **PREDICATE),
 
     # binary
-    _binary("add", lambda a, b, alpha=1: a + alpha * b if alpha != 1 else a + b, samples=add_samples),
+    _binary("add", lambda a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
+            samples=add_samples),
     _binary("sub", lambda a, b, alpha=1: a - alpha * b, NUMERIC, samples=add_samples),
     _binary("mul", np.multiply),
     _binary("div", np.true_divide, result="float", nonzero=(1,)),
-    _binary("div.trunc", _np_div("trunc"), NUMERIC, torch_name="div", fixed={"rounding_mode": "trunc"},
-            nonzero=(1,)),
-    _binary("div.floor", _np_div("floor"), NUMERIC, torch_name="div", fixed={"rounding_mode": "floor"},
-            nonzero=(1,)),
+    _binary("div.trunc", _np_div("trunc"), NUMERIC, nonzero=(1,),
+            torch_name="div", fixed={"rounding_mode": "trunc"}),
+    _binary("div.floor", _np_div("floor"), NUMERIC, nonzero=(1,),
+            torch_name="div", fixed={"rounding_mode": "floor"}),
     _binary("pow", np.power, FLOATS, domain=((0.1, 3), (-2, 2)), samples=pow_samples),
-    _binary("pow.int", np.power, INTS, torch_name="pow", domain=((-3, 3), (0, 3)), samples=pow_samples),
+    _binary("pow.int", np.power, INTS, domain=((-3, 3), (0, 3)), samples=pow_samples,
+            torch_name="pow"),
     _binary("atan2", np.arctan2, result="float", samples=tensor_only_samples),
     _binary("fmod", np.fmod, NUMERIC, nonzero=(1,)),
     _binary("remainder", np.remainder, NUMERIC, nonzero=(1,)),
@@ -622,9 +691,10 @@ OPS = [
     # ternary (and ops with optional tensor/scalar extras)
     OpInfo("clamp", "ternary", _np_clamp, NUMERIC, clamp_samples),
     OpInfo("lerp", "ternary", lambda a, b, w: a + w * (b - a), FLOATS, lerp_samples),
-    OpInfo("addcmul", "ternary", lambda a, b, c, value=1: a + value * b * c, NUMERIC, addc_samples),
-    OpInfo("addcdiv", "ternary", lambda a, b, c, value=1: a + value * b / c, FLOATS, addc_samples,
-           nonzero=(2,)),
+    OpInfo("addcmul", "ternary", lambda a, b, c, value=1: a + value * b * c, NUMERIC,
+           addc_samples),
+    OpInfo("addcdiv", "ternary", lambda a, b, c, value=1: a + value * b / c, FLOATS,
+           addc_samples, nonzero=(2,)),
     OpInfo("where", "ternary", np.where, ALL, where_samples, method=False, inplace=False),
 
     # reductions
@@ -632,153 +702,154 @@ OPS = [
     _reduction("mean", _np_reduce(np.mean), FLOATS, reduction_samples(), tol=LOW),
     _reduction("prod", _np_reduce(np.prod), ALL, reduction_samples(multi=False), "int64",
                domain=(-2, 2), tol=LOW),
-    _reduction("max", lambda a: np.max(a), ALL, fixed(*reduction_samples(empty=False)(None)[:3])),
-    _reduction("min", lambda a: np.min(a), ALL, fixed(*reduction_samples(empty=False)(None)[:3])),
-    _reduction("max.dim", _np_max_dim(np.max, np.argmax), NUMERIC,
-               reduction_samples(full=False, multi=False, empty=False), ("same", "long"),
+    _reduction("max", lambda a: np.max(a), ALL, fixed(*FULL)),
+    _reduction("min", lambda a: np.min(a), ALL, fixed(*FULL)),
+    _reduction("max.dim", _np_max_dim(np.max, np.argmax), NUMERIC, DIM_ONLY, ("same", "long"),
                fn=lambda x, **kw: tuple(torch.max(x, **kw))),
-    _reduction("min.dim", _np_max_dim(np.min, np.argmin), NUMERIC,
-               reduction_samples(full=False, multi=False, empty=False), ("same", "long"),
+    _reduction("min.dim", _np_max_dim(np.min, np.argmin), NUMERIC, DIM_ONLY, ("same", "long"),
                fn=lambda x, **kw: tuple(torch.min(x, **kw))),
     _reduction("amax", _np_reduce(np.max), ALL, reduction_samples(empty=False)),
     _reduction("amin", _np_reduce(np.min), ALL, reduction_samples(empty=False)),
-    _reduction("argmax", _np_reduce(np.argmax), NUMERIC, reduction_samples(multi=False, empty=False),
-               "long", differentiable=False),
-    _reduction("argmin", _np_reduce(np.argmin), NUMERIC, reduction_samples(multi=False, empty=False),
-               "long", differentiable=False),
+    _reduction("argmax", _np_reduce(np.argmax), NUMERIC,
+               reduction_samples(multi=False, empty=False), "long", differentiable=False),
+    _reduction("argmin", _np_reduce(np.argmin), NUMERIC,
+               reduction_samples(multi=False, empty=False), "long", differentiable=False),
     _reduction("std", _np_std_var(np.std), FLOATS, std_samples, tol=LOW),
     _reduction("var", _np_std_var(np.var), FLOATS, std_samples, tol=LOW),
     _reduction("norm", _np_norm, FLOATS, norm_samples, tol=LOW),
-    _reduction("logsumexp", lambda a, dim, keepdim=False: np.log(np.sum(np.exp(a), axis=dim, keepdims=keepdim)),
-               NUMERIC, reduction_samples(full=False), "float", tol=LOW),
-    _reduction("all", _np_reduce(np.all), ALL, reduction_samples(), lambda d: u8 if d == u8 else b8,
+    _reduction("logsumexp", _np_logsumexp, NUMERIC, reduction_samples(full=False), "float",
+               tol=LOW),
+    _reduction("all", _np_reduce(np.all), ALL, reduction_samples(), _bool_unless_u8,
                differentiable=False),
-    _reduction("any", _np_reduce(np.any), ALL, reduction_samples(), lambda d: u8 if d == u8 else b8,
+    _reduction("any", _np_reduce(np.any), ALL, reduction_samples(), _bool_unless_u8,
                differentiable=False),
 
     # matrix products
-    OpInfo("matmul", "matmul", np.matmul, MATMUL, fixed(
-        Sample((T((3,)), T((3,)))),               # vector . vector -> 0-d
-        Sample((T((2, 3)), T((3,)))),             # matrix @ vector
-        Sample((T((3,)), T((3, 4)))),             # vector @ matrix
-        Sample((T((2, 3)), T((3, 4)))),
-        Sample((T((2, 2, 3)), T((3, 4)))),        # batch @ matrix
-        Sample((T((3,)), T((2, 3, 4)))),          # vector @ batch
-        Sample((T((2, 3, 4)), T((4,)))),          # batch @ vector
-        Sample((T((2, 1, 2, 3)), T((3, 3, 2)))),  # broadcast batch dims
-        Sample((T((3, 4), "t"), T((4, 2), "s"))),
-        Sample((T((0, 3)), T((3, 4)))),
-        Sample((T((2, 0)), T((0, 3))))), inplace=False, tol=LOW),
-    OpInfo("mm", "matmul", np.matmul, MATMUL, fixed(
-        Sample((T((2, 3)), T((3, 4)))),
-        Sample((T((2, 3), "t"), T((3, 4), "t"))),
-        Sample((T((2, 3), "s"), T((3, 4), "o"))),
-        Sample((T((0, 3)), T((3, 2)))),
-        Sample((T((2, 0)), T((0, 3))))), inplace=False, tol=LOW),
-    OpInfo("bmm", "matmul", np.matmul, MATMUL, fixed(
-        Sample((T((2, 3, 4)), T((2, 4, 5)))),
-        Sample((T((2, 3, 4), "t"), T((2, 4, 5), "s"))),
-        Sample((T((0, 2, 3)), T((0, 3, 4))))), inplace=False, tol=LOW),
-    OpInfo("mv", "matmul", np.matmul, MATMUL, fixed(
-        Sample((T((2, 3)), T((3,)))),
-        Sample((T((3, 4), "t"), T((4,), "s"))),
-        Sample((T((0, 3)), T((3,))))), inplace=False, tol=LOW),
-    OpInfo("dot", "matmul", np.dot, MATMUL, fixed(
-        Sample((T((5,)), T((5,)))),
-        Sample((T((5,), "s"), T((5,), "o"))),
-        Sample((T((0,)), T((0,))))), inplace=False, tol=LOW),
-    OpInfo("addmm", "matmul", lambda c, a, b, beta=1, alpha=1: beta * c + alpha * (a @ b), MATMUL, fixed(
-        Sample((T((2, 4)), T((2, 3)), T((3, 4)))),
-        Sample((T((4,)), T((2, 3), "t"), T((3, 4))), {"beta": 2, "alpha": 3}),
-        Sample((T(()), T((2, 0)), T((0, 4))))), tol=LOW),
-    OpInfo("addmv", "matmul", lambda c, a, b, beta=1, alpha=1: beta * c + alpha * (a @ b), MATMUL, fixed(
-        Sample((T((2,)), T((2, 3)), T((3,)))),
-        Sample((T(()), T((3, 2), "t"), T((2,), "s")), {"beta": 2, "alpha": 3})), tol=LOW),
-    OpInfo("baddbmm", "matmul", lambda c, a, b, beta=1, alpha=1: beta * c + alpha * (a @ b), MATMUL, fixed(
-        Sample((T((2, 3, 5)), T((2, 3, 4)), T((2, 4, 5)))),
-        Sample((T((3, 5)), T((2, 3, 4), "t"), T((2, 4, 5))), {"beta": 2, "alpha": 3})), tol=LOW),
+    _matmul("matmul", np.matmul,
+            on(T((3,)), T((3,))),               # vector . vector -> 0-d
+            on(T((2, 3)), T((3,))),             # matrix @ vector
+            on(T((3,)), T((3, 4))),             # vector @ matrix
+            on(T((2, 3)), T((3, 4))),
+            on(T((2, 2, 3)), T((3, 4))),        # batch @ matrix
+            on(T((3,)), T((2, 3, 4))),          # vector @ batch
+            on(T((2, 3, 4)), T((4,))),          # batch @ vector
+            on(T((2, 1, 2, 3)), T((3, 3, 2))),  # broadcast batch dims
+            on(T((3, 4), "t"), T((4, 2), "s")),
+            on(T((0, 3)), T((3, 4))),
+            on(T((2, 0)), T((0, 3)))),          # empty inner dim: zeros
+    _matmul("mm", np.matmul,
+            on(T((2, 3)), T((3, 4))),
+            on(T((2, 3), "t"), T((3, 4), "t")),
+            on(T((2, 3), "s"), T((3, 4), "o")),
+            on(T((0, 3)), T((3, 2))),
+            on(T((2, 0)), T((0, 3)))),
+    _matmul("bmm", np.matmul,
+            on(T((2, 3, 4)), T((2, 4, 5))),
+            on(T((2, 3, 4), "t"), T((2, 4, 5), "s")),
+            on(T((0, 2, 3)), T((0, 3, 4)))),
+    _matmul("mv", np.matmul,
+            on(T((2, 3)), T((3,))),
+            on(T((3, 4), "t"), T((4,), "s")),
+            on(T((0, 3)), T((3,)))),
+    _matmul("dot", np.dot,
+            on(T((5,)), T((5,))),
+            on(T((5,), "s"), T((5,), "o")),
+            on(T((0,)), T((0,)))),
+    _matmul("addmm", _np_add_product,
+            on(T((2, 4)), T((2, 3)), T((3, 4))),
+            on(T((4,)), T((2, 3), "t"), T((3, 4)), beta=2, alpha=3),
+            on(T(()), T((2, 0)), T((0, 4))), inplace=True),
+    _matmul("addmv", _np_add_product,
+            on(T((2,)), T((2, 3)), T((3,))),
+            on(T(()), T((3, 2), "t"), T((2,), "s"), beta=2, alpha=3), inplace=True),
+    _matmul("baddbmm", _np_add_product,
+            on(T((2, 3, 5)), T((2, 3, 4)), T((2, 4, 5))),
+            on(T((3, 5)), T((2, 3, 4), "t"), T((2, 4, 5)), beta=2, alpha=3), inplace=True),
 
-    # views (and the two ops that return a view only when they can)
-    _view("view", lambda x, *shape: x.view(*shape), lambda a, *shape: a.reshape(_np_size(shape)),
-          Sample((T((2, 3, 4)), 6, 4)), Sample((T((2, 3, 4)), -1)), Sample((T((2, 3, 4)), 4, -1, 2)),
-          Sample((T(()), 1)), Sample((T((1,)), ())), Sample((T((0, 3)), 3, 0)), Sample((T((2, 3, 4), "s"), 6, 4))),
-    _view("reshape", lambda x, *shape: x.reshape(*shape), lambda a, *shape: a.reshape(_np_size(shape)),
-          Sample((T((2, 3, 4)), 6, 4)), Sample((T((3, 4), "t"), -1)), Sample((T((2, 3, 4), "s"), 4, -1)),
-          Sample((T((4, 5), "e"), 20)), Sample((T(()), 1, 1)), Sample((T((0, 3)), (3, 0))), view=False),
+    # views (and reshape/contiguous, which return a view only when they can)
+    _view("view", lambda x, *shape: x.view(*shape), _np_reshape,
+          on(T((2, 3, 4)), 6, 4), on(T((2, 3, 4)), -1), on(T((2, 3, 4)), 4, -1, 2),
+          on(T(()), 1), on(T((1,)), ()), on(T((0, 3)), 3, 0), on(T((2, 3, 4), "s"), 6, 4)),
+    _view("reshape", lambda x, *shape: x.reshape(*shape), _np_reshape,
+          on(T((2, 3, 4)), 6, 4), on(T((3, 4), "t"), -1), on(T((2, 3, 4), "s"), 4, -1),
+          on(T((4, 5), "e"), 20), on(T(()), 1, 1), on(T((0, 3)), (3, 0)), view=False),
     _view("transpose", lambda x, d0, d1: x.transpose(d0, d1), np.swapaxes,
-          Sample((T((2, 3, 4)), 0, 2)), Sample((T((3, 4), "t"), 0, 1)), Sample((T((2, 3, 4), "s"), -1, 0)),
-          Sample((T((5,)), 0, 0)), Sample((T((0, 3)), 1, 0))),
+          on(T((2, 3, 4)), 0, 2), on(T((3, 4), "t"), 0, 1), on(T((2, 3, 4), "s"), -1, 0),
+          on(T((5,)), 0, 0), on(T((0, 3)), 1, 0)),
     _view("permute", lambda x, dims: x.permute(dims), np.transpose,
-          Sample((T((2, 3, 4)), (2, 0, 1))), Sample((T((2, 3, 4), "s"), (1, 2, 0))),
-          Sample((T((3, 4), "t"), (1, 0))), Sample((T((2, 3, 4)), (-1, 0, 1))), Sample((T(()), ()))),
+          on(T((2, 3, 4)), (2, 0, 1)), on(T((2, 3, 4), "s"), (1, 2, 0)),
+          on(T((3, 4), "t"), (1, 0)), on(T((2, 3, 4)), (-1, 0, 1)), on(T(()), ())),
     _view("t", lambda x: x.t(), lambda a: a.T,
-          Sample((T((3, 4)),)), Sample((T((5,)),)), Sample((T(()),)), Sample((T((3, 4), "t"),)),
-          Sample((T((0, 3)),))),
+          on(T((3, 4))), on(T((5,))), on(T(())), on(T((3, 4), "t")), on(T((0, 3)))),
     _view("expand", lambda x, *sizes: x.expand(*sizes), _np_expand,
-          Sample((T((3, 1)), 2, 3, 4)), Sample((T((1,)), 5)), Sample((T(()), 2, 3)), Sample((T((3, 1)), -1, 4)),
-          Sample((T((1, 3), "o"), 4, 3)), Sample((T((3, 1), "t"), 2, 3, 5)), Sample((T((0, 1)), 0, 5))),
+          on(T((3, 1)), 2, 3, 4), on(T((1,)), 5), on(T(()), 2, 3), on(T((3, 1)), -1, 4),
+          on(T((1, 3), "o"), 4, 3), on(T((3, 1), "t"), 2, 3, 5), on(T((0, 1)), 0, 5)),
     _view("squeeze", lambda x, *dim: x.squeeze(*dim), _np_squeeze,
-          Sample((T((1, 3, 1, 4)),)), Sample((T((1, 3, 1, 4)), 2)), Sample((T((1, 3, 1, 4)), 1)),
-          Sample((T((1, 3, 1, 4)), -4)), Sample((T((1, 3, 1, 4)), (0, 2))), Sample((T(()),)), Sample((T((1, 1)),))),
+          on(T((1, 3, 1, 4))), on(T((1, 3, 1, 4)), 2), on(T((1, 3, 1, 4)), 1),
+          on(T((1, 3, 1, 4)), -4), on(T((1, 3, 1, 4)), (0, 2)), on(T(())), on(T((1, 1)))),
     _view("unsqueeze", lambda x, dim: x.unsqueeze(dim), np.expand_dims,
-          Sample((T((3, 4)), 0)), Sample((T((3, 4)), -1)), Sample((T((3, 4)), 1)), Sample((T(()), 0)),
-          Sample((T((3, 4), "t"), 2))),
+          on(T((3, 4)), 0), on(T((3, 4)), -1), on(T((3, 4)), 1), on(T(()), 0),
+          on(T((3, 4), "t"), 2)),
     _view("narrow", lambda x, *a: x.narrow(*a), _np_narrow,
-          Sample((T((5, 4)), 0, 1, 3)), Sample((T((5, 4)), -1, 0, 2)), Sample((T((4, 5), "t"), 1, 2, 2)),
-          Sample((T((5,)), 0, 2, 0)), Sample((T((5, 4)), 0, -2, 2))),
-    _view("select", lambda x, dim, index: x.select(dim, index), lambda a, dim, index: np.take(a, index, axis=dim),
-          Sample((T((3, 4)), 0, 1)), Sample((T((3, 4)), 1, -1)), Sample((T((2, 3, 4), "s"), 2, 1)),
-          Sample((T((5,)), 0, 0)), Sample((T((4, 5), "e"), 0, 3))),
+          on(T((5, 4)), 0, 1, 3), on(T((5, 4)), -1, 0, 2), on(T((4, 5), "t"), 1, 2, 2),
+          on(T((5,)), 0, 2, 0), on(T((5, 4)), 0, -2, 2)),
+    _view("select", lambda x, dim, i: x.select(dim, i), lambda a, dim, i: np.take(a, i, axis=dim),
+          on(T((3, 4)), 0, 1), on(T((3, 4)), 1, -1), on(T((2, 3, 4), "s"), 2, 1),
+          on(T((5,)), 0, 0), on(T((4, 5), "e"), 0, 3)),
     _view("unfold", lambda x, *a: x.unfold(*a), _np_unfold,
-          Sample((T((7,)), 0, 3, 2)), Sample((T((4, 6)), 1, 2, 2)), Sample((T((3, 4), "t"), 0, 2, 1)),
-          Sample((T((4, 6)), -1, 6, 1)), Sample((T((5,)), 0, 5, 3))),
+          on(T((7,)), 0, 3, 2), on(T((4, 6)), 1, 2, 2), on(T((3, 4), "t"), 0, 2, 1),
+          on(T((4, 6)), -1, 6, 1), on(T((5,)), 0, 5, 3)),
     _view("as_strided", lambda x, *a: x.as_strided(*a), _np_as_strided,
-          Sample((T((12,)), (3, 3), (3, 1))), Sample((T((12,)), (2, 2), (1, 2), 1)),
-          Sample((T((12,)), (4,), (3,))), Sample((T((12,)), (2, 3), (0, 1), 2)), Sample((T((3, 4)), (), (), 5))),
+          on(T((12,)), (3, 3), (3, 1)), on(T((12,)), (2, 2), (1, 2), 1),
+          on(T((12,)), (4,), (3,)), on(T((12,)), (2, 3), (0, 1), 2), on(T((3, 4)), (), (), 5)),
     _view("diagonal", lambda x, **kw: x.diagonal(**kw),
           lambda a, offset=0, dim1=0, dim2=1: np.diagonal(a, offset, dim1, dim2),
-          Sample((T((3, 4)),)), Sample((T((3, 4)),), {"offset": 1}), Sample((T((3, 4)),), {"offset": -2}),
-          Sample((T((3, 4)),), {"offset": 5}), Sample((T((2, 3, 4)),), {"dim1": 1, "dim2": 2}),
-          Sample((T((2, 3, 4)),), {"dim1": -1, "dim2": 0}), Sample((T((3, 4), "t"),))),
-    _view("contiguous", lambda x: x.contiguous(), lambda a: a, *[Sample((s,)) for s in UNARY], view=False),
+          on(T((3, 4))), on(T((3, 4)), offset=1), on(T((3, 4)), offset=-2),
+          on(T((3, 4)), offset=5), on(T((2, 3, 4)), dim1=1, dim2=2),
+          on(T((2, 3, 4)), dim1=-1, dim2=0), on(T((3, 4), "t"))),
+    _view("contiguous", lambda x: x.contiguous(), lambda a: a, *map(on, UNARY), view=False),
 
     # creation
-    _create("zeros", lambda *size, dtype: np.zeros(_np_size(size), dtype), fixed(
-        Sample((2, 3)), Sample(((2, 3),)), Sample(([4],)), Sample(((),)), Sample((0,))),
-        fn=lambda *size, dtype: torch.zeros(*size, dtype=dtype)),
-    _create("ones", lambda *size, dtype: np.ones(_np_size(size), dtype), fixed(
-        Sample((2, 3)), Sample(((2, 3),)), Sample(((),)), Sample((0, 2))),
-        fn=lambda *size, dtype: torch.ones(*size, dtype=dtype)),
-    _create("empty", lambda *size, dtype: np.empty(_np_size(size), dtype), fixed(
-        Sample((2, 3)), Sample(((4,),)), Sample(((),)), Sample((0,))), values=False,
-        fn=lambda *size, dtype: torch.empty(*size, dtype=dtype)),
-    _create("full", lambda size, value, dtype: np.full(size, value, dtype), fixed(
-        Sample(((2, 3), S())), Sample(((), S())), Sample(((0, 4), S())))),
+    _create("zeros", lambda *size, dtype: np.zeros(_np_size(size), dtype),
+            fixed(on(2, 3), on((2, 3)), on([4]), on(()), on(0)),
+            fn=lambda *size, dtype: torch.zeros(*size, dtype=dtype)),
+    _create("ones", lambda *size, dtype: np.ones(_np_size(size), dtype),
+            fixed(on(2, 3), on((2, 3)), on(()), on(0, 2)),
+            fn=lambda *size, dtype: torch.ones(*size, dtype=dtype)),
+    _create("empty", lambda *size, dtype: np.empty(_np_size(size), dtype),
+            fixed(on(2, 3), on((4,)), on(()), on(0)), values=False,
+            fn=lambda *size, dtype: torch.empty(*size, dtype=dtype)),
+    _create("full", lambda size, value, dtype: np.full(size, value, dtype),
+            fixed(on((2, 3), S()), on((), S()), on((0, 4), S()))),
     _create("arange", lambda *a, dtype: np.arange(*a).astype(dtype), arange_samples, NUMERIC),
-    _create("linspace", lambda *a, dtype: np.linspace(*a).astype(dtype), linspace_samples, NUMERIC),
+    _create("linspace", lambda *a, dtype: np.linspace(*a).astype(dtype), linspace_samples,
+            NUMERIC),
     _create("logspace", lambda start, end, steps, base=10.0, dtype=None:
             (base ** np.linspace(start, end, steps)).astype(dtype),
-            fixed(Sample((0, 2, 3)), Sample((-1, 1, 5), {"base": 2.0}), Sample((1, 0, 1))), FLOATS),
-    _create("eye", lambda *a, dtype: np.eye(*a, dtype=dtype), fixed(
-        Sample((3,)), Sample((2, 4)), Sample((4, 2)), Sample((0,)))),
-    _create("zeros_like", np.zeros_like, fixed(*[Sample((s,)) for s in UNARY[:6]]), takes_dtype=False),
-    _create("ones_like", np.ones_like, fixed(*[Sample((s,)) for s in UNARY[:6]]), takes_dtype=False),
-    _create("empty_like", np.empty_like, fixed(*[Sample((s,)) for s in UNARY[:6]]), takes_dtype=False,
-            values=False),
-    _create("full_like", lambda a, v: np.full_like(a, v), fixed(Sample((T((3, 4)), S())),
-            Sample((T((3, 4), "t"), S())), Sample((T(()), S()))), takes_dtype=False),
+            fixed(on(0, 2, 3), on(-1, 1, 5, base=2.0), on(1, 0, 1)), FLOATS),
+    _create("eye", lambda *a, dtype: np.eye(*a, dtype=dtype),
+            fixed(on(3), on(2, 4), on(4, 2), on(0))),
+    _create("zeros_like", np.zeros_like, fixed(*LIKE), takes_dtype=False),
+    _create("ones_like", np.ones_like, fixed(*LIKE), takes_dtype=False),
+    _create("empty_like", np.empty_like, fixed(*LIKE), takes_dtype=False, values=False),
+    _create("full_like", lambda a, v: np.full_like(a, v), takes_dtype=False,
+            samples=fixed(on(T((3, 4)), S()), on(T((3, 4), "t"), S()), on(T(()), S()))),
 ]
+# fmt: on
 
 BY_NAME = {op.name: op for op in OPS}
 assert len(BY_NAME) == len(OPS), "an op is listed twice"
 
 
 def cases(*kinds, where=None):
-    """Every (op, dtype, sample) for ops of the given kinds, optionally filtered by `where(case)`."""
-    found = [Case(op, dtype, sample)
-             for op in OPS if not kinds or op.kind in kinds
-             for dtype in op.dtypes
-             for sample in op.samples(dtype)]
+    """Every (op, dtype, sample) of ops of the given kinds (all when none), filtered by `where`."""
+    found = [
+        Case(op, dtype, sample)
+        for op in OPS
+        if not kinds or op.kind in kinds
+        for dtype in op.dtypes
+        for sample in op.samples(dtype)
+    ]
     return [case for case in found if where is None or where(case)]
 
 
