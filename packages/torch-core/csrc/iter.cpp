@@ -248,29 +248,40 @@ Tensor run_elementwise(const ElementwiseSpec& spec, const Tensor& out,
 }
 
 // ---------------------------------------------------------------- copy
-// Transposed copies go tile by tile so that both sides stay in cache.
+// Transposed copies go in 64x64 tiles of 8x8 blocks: each block is read column-wise into
+// registers and written row-wise, so both sides stream through cache lines.
+template <class T>
+static void transpose_tiles(T* o, const T* s, int64_t rows, int64_t cols, int64_t ld, int nt) {
+  constexpr int64_t B = 64, R = 8;
+#pragma omp parallel for num_threads(nt) schedule(static) collapse(2)
+  for (int64_t i0 = 0; i0 < rows; i0 += B)
+    for (int64_t j0 = 0; j0 < cols; j0 += B) {
+      int64_t ie = std::min(i0 + B, rows), je = std::min(j0 + B, cols);
+      for (int64_t ib = i0; ib < ie; ib += R)
+        for (int64_t jb = j0; jb < je; jb += R) {
+          if (ib + R <= ie && jb + R <= je) {
+            T t[R][R];
+            for (int j = 0; j < R; j++)
+              for (int i = 0; i < R; i++) t[j][i] = s[(ib + i) + (jb + j) * ld];
+            for (int i = 0; i < R; i++)
+              for (int j = 0; j < R; j++) o[(ib + i) * cols + jb + j] = t[j][i];
+          } else {
+            for (int64_t i = ib; i < std::min(ib + R, ie); i++)
+              for (int64_t j = jb; j < std::min(jb + R, je); j++) o[i * cols + j] = s[i + j * ld];
+          }
+        }
+    }
+}
+
 static bool copy_transposed_2d(const Tensor& dst, const Tensor& src) {
   if (dst.dim() != 2 || !dst.is_contiguous() || src.stride(0) != 1 || src.size(0) < 64 ||
       src.size(1) < 64 || dst.dtype() != src.dtype())
     return false;
   int64_t rows = dst.size(0), cols = dst.size(1), ld = src.stride(1);
-  size_t isz = dst.itemsize();
-  char* out = dst.data();
-  const char* in = src.data();
-  constexpr int64_t B = 32;
   int nt = rows * cols >= kGrain ? get_num_threads() : 1;
   visit_dtype(dst.dtype(), [&](auto v) {
     using T = decltype(v);
-    if (sizeof(T) != isz) return;
-    T* o = reinterpret_cast<T*>(out);
-    const T* s = reinterpret_cast<const T*>(in);
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t i0 = 0; i0 < rows; i0 += B)
-      for (int64_t j0 = 0; j0 < cols; j0 += B) {
-        int64_t ie = std::min(i0 + B, rows), je = std::min(j0 + B, cols);
-        for (int64_t j = j0; j < je; j++)
-          for (int64_t i = i0; i < ie; i++) o[i * cols + j] = s[i + j * ld];
-      }
+    transpose_tiles<T>(dst.data_as<T>(), src.data_as<T>(), rows, cols, ld, nt);
   });
   return true;
 }

@@ -124,10 +124,18 @@ Tensor run_elementwise(const ElementwiseSpec& spec, const Tensor& out,
                        Scalar a1 = Scalar());
 
 // ---------------------------------------------------------------- loop helpers for kernels
+// Hot loops are compiled twice, for AVX2+FMA machines (x86-64-v3) and for any x86-64; the
+// loader picks one at run time (GCC function multiversioning).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TC_MULTIVERSION __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define TC_MULTIVERSION
+#endif
+
 // One scalar function f, written once; these walk it over contiguous, scalar-broadcast
 // and strided runs. Values are loaded as AccOf<T> (float for 16-bit floats).
 template <class T, class R = T, class F>
-inline void unary_loop(char** d, const int64_t* s, int64_t n, const F& f) {
+TC_MULTIVERSION void unary_loop(char** d, const int64_t* s, int64_t n, const F& f) {
   using A = typename AccOf<T>::type;
   if (s[0] == sizeof(R) && s[1] == sizeof(T)) {
     R* o = reinterpret_cast<R*>(d[0]);
@@ -140,7 +148,7 @@ inline void unary_loop(char** d, const int64_t* s, int64_t n, const F& f) {
 }
 
 template <class T, class R = T, class F>
-inline void binary_loop(char** d, const int64_t* s, int64_t n, const F& f) {
+TC_MULTIVERSION void binary_loop(char** d, const int64_t* s, int64_t n, const F& f) {
   using A = typename AccOf<T>::type;
   R* o = reinterpret_cast<R*>(d[0]);
   const T* a = reinterpret_cast<const T*>(d[1]);
