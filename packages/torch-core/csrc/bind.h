@@ -15,19 +15,20 @@ struct DTypeObj {
   ScalarType type;
 };
 
-py::object dtype_object(ScalarType t);          // the singleton
-ScalarType to_dtype_arg(py::handle h, const char* op);  // dtype object or Python type (float/int/bool)
-ScalarType opt_dtype(py::handle h, const char* op);     // None -> Undefined
-Device to_device_arg(py::handle h);             // device, "cpu", "cuda:0", int
+py::object dtype_object(ScalarType t);  // the singleton
+ScalarType to_dtype_arg(py::handle h,
+                        const char* op);             // dtype object or Python type (float/int/bool)
+ScalarType opt_dtype(py::handle h, const char* op);  // None -> Undefined
+Device to_device_arg(py::handle h);                  // device, "cpu", "cuda:0", int
 Scalar to_scalar(py::handle h, const char* op, const char* arg);
 bool is_number(py::handle h);
 // A Tensor argument that may also be a Python number (then a wrapped 0-d tensor).
 Tensor tensor_or_scalar(py::handle h, const char* op, const char* arg);
-Tensor opt_tensor(py::handle h);  // None -> undefined
-Shape to_shape(py::handle h, const char* op);        // int or sequence of ints
+Tensor opt_tensor(py::handle h);                              // None -> undefined
+Shape to_shape(py::handle h, const char* op);                 // int or sequence of ints
 Shape shape_from_args(const py::args& args, const char* op);  // f(2, 3) or f((2, 3))
-DimList to_dims(py::handle h, const char* op);      // None, int, or sequence
-py::object size_object(const Shape& s);             // torch.Size
+DimList to_dims(py::handle h, const char* op);                // None, int, or sequence
+py::object size_object(const Shape& s);                       // torch.Size
 Generator* opt_generator(py::handle h);
 py::object wrap_result(py::handle self, const Tensor& r);  // in-place: return self
 

@@ -17,11 +17,13 @@ struct DataScan {
 
 bool is_seq(py::handle h) {
   return (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr()) ||
-          (PySequence_Check(h.ptr()) && !py::isinstance<py::str>(h) && !py::isinstance<py::bytes>(h) &&
-           !py::isinstance<Tensor>(h)));
+          (PySequence_Check(h.ptr()) && !py::isinstance<py::str>(h) &&
+           !py::isinstance<py::bytes>(h) && !py::isinstance<Tensor>(h)));
 }
 
-int kind_of_dtype(ScalarType t) { return t == ScalarType::Bool ? KBool : is_floating(t) ? KFloat : KInt; }
+int kind_of_dtype(ScalarType t) {
+  return t == ScalarType::Bool ? KBool : is_floating(t) ? KFloat : KInt;
+}
 
 void scan(py::handle h, size_t depth, DataScan& s) {
   if (py::isinstance<Tensor>(h)) {
@@ -39,11 +41,15 @@ void scan(py::handle h, size_t depth, DataScan& s) {
     return;
   }
   PyObject* o = h.ptr();
-  if (PyBool_Check(o)) s.kind = std::max<int>(s.kind, KBool);
-  else if (PyLong_Check(o) || (PyObject_HasAttrString(o, "__index__") && !PyFloat_Check(o))) s.kind = std::max<int>(s.kind, KInt);
-  else if (PyFloat_Check(o) || PyObject_HasAttrString(o, "__float__")) s.kind = KFloat;
+  if (PyBool_Check(o))
+    s.kind = std::max<int>(s.kind, KBool);
+  else if (PyLong_Check(o) || (PyObject_HasAttrString(o, "__index__") && !PyFloat_Check(o)))
+    s.kind = std::max<int>(s.kind, KInt);
+  else if (PyFloat_Check(o) || PyObject_HasAttrString(o, "__float__"))
+    s.kind = KFloat;
   else
-    fail(ErrorKind::Type, "tensor(): could not infer dtype of ", std::string(py::str(h.get_type().attr("__name__"))));
+    fail(ErrorKind::Type, "tensor(): could not infer dtype of ",
+         std::string(py::str(h.get_type().attr("__name__"))));
   s.any = true;
 }
 
@@ -68,7 +74,8 @@ void fill_data(py::handle h, const Shape& shape, size_t depth, T*& p) {
     for (auto item : seq) fill_data<T>(item, shape, depth + 1, p);
     return;
   }
-  TC_CHECK(!is_seq(h), Value, "tensor(): too many dimensions in the data (ragged nesting at dim ", depth, ")");
+  TC_CHECK(!is_seq(h), Value, "tensor(): too many dimensions in the data (ragged nesting at dim ",
+           depth, ")");
   *p++ = to_scalar(h, "tensor", "data").to<T>();
 }
 }  // namespace
@@ -93,16 +100,26 @@ static Tensor tensor_from_data(py::handle data, py::handle dtype_arg) {
 // ---------------------------------------------------------------- NumPy
 static const char* numpy_format(ScalarType t) {
   switch (t) {
-    case ScalarType::Bool: return "?";
-    case ScalarType::Byte: return "B";
-    case ScalarType::Char: return "b";
-    case ScalarType::Short: return "h";
-    case ScalarType::Int: return "i";
-    case ScalarType::Long: return "q";
-    case ScalarType::Half: return "e";
-    case ScalarType::Float: return "f";
-    case ScalarType::Double: return "d";
-    default: fail(ErrorKind::Type, "numpy(): NumPy has no dtype for torch.", dtype_name(t));
+    case ScalarType::Bool:
+      return "?";
+    case ScalarType::Byte:
+      return "B";
+    case ScalarType::Char:
+      return "b";
+    case ScalarType::Short:
+      return "h";
+    case ScalarType::Int:
+      return "i";
+    case ScalarType::Long:
+      return "q";
+    case ScalarType::Half:
+      return "e";
+    case ScalarType::Float:
+      return "f";
+    case ScalarType::Double:
+      return "d";
+    default:
+      fail(ErrorKind::Type, "numpy(): NumPy has no dtype for torch.", dtype_name(t));
   }
 }
 
@@ -113,21 +130,29 @@ static ScalarType from_numpy_dtype(const py::dtype& d) {
   if (kind == 'u' && size == 1) return ScalarType::Byte;
   if (kind == 'i') {
     switch (size) {
-      case 1: return ScalarType::Char;
-      case 2: return ScalarType::Short;
-      case 4: return ScalarType::Int;
-      case 8: return ScalarType::Long;
+      case 1:
+        return ScalarType::Char;
+      case 2:
+        return ScalarType::Short;
+      case 4:
+        return ScalarType::Int;
+      case 8:
+        return ScalarType::Long;
     }
   }
   if (kind == 'f') {
     switch (size) {
-      case 2: return ScalarType::Half;
-      case 4: return ScalarType::Float;
-      case 8: return ScalarType::Double;
+      case 2:
+        return ScalarType::Half;
+      case 4:
+        return ScalarType::Float;
+      case 8:
+        return ScalarType::Double;
     }
   }
   fail(ErrorKind::Type, "can't convert np.ndarray of type ", std::string(py::str(d)),
-       ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.");
+       ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, "
+       "uint8, and bool.");
 }
 
 // A storage that borrows a foreign buffer and keeps its Python owner alive.
@@ -150,16 +175,21 @@ static Tensor from_numpy(py::handle obj) {
            std::string(py::str(obj.get_type().attr("__name__"))), ")");
   py::array a = py::reinterpret_borrow<py::array>(obj);
   ScalarType dt = from_numpy_dtype(a.dtype());
-  TC_CHECK(a.dtype().byteorder() != '>', Value, "from_numpy(): given numpy array has byte order "
-           "different from the native byte order; convert it with arr.astype(arr.dtype.newbyteorder('='))");
+  TC_CHECK(a.dtype().byteorder() != '>', Value,
+           "from_numpy(): given numpy array has byte order "
+           "different from the native byte order; convert it with "
+           "arr.astype(arr.dtype.newbyteorder('='))");
   int64_t isz = int64_t(itemsize(dt)), extent = 1, n = 1;
   Shape sizes, strides;
   for (py::ssize_t i = 0; i < a.ndim(); i++) {
     int64_t st = a.strides(i);
-    TC_CHECK(st >= 0, Value, "At least one stride in the given numpy array is negative, and tensors "
-             "with negative strides are not currently supported. (You can probably work around this "
-             "by making a copy of your array with array.copy().)");
-    TC_CHECK(st % isz == 0, Value, "from_numpy(): given numpy array strides not a multiple of the "
+    TC_CHECK(
+        st >= 0, Value,
+        "At least one stride in the given numpy array is negative, and tensors "
+        "with negative strides are not currently supported. (You can probably work around this "
+        "by making a copy of your array with array.copy().)");
+    TC_CHECK(st % isz == 0, Value,
+             "from_numpy(): given numpy array strides not a multiple of the "
              "element byte size. Copy the numpy array to reallocate the memory.");
     sizes.push_back(a.shape(i));
     strides.push_back(st / isz);
@@ -190,8 +220,13 @@ static py::array to_numpy(py::handle self) {
 
 // ---------------------------------------------------------------- DLPack
 // The DLPack ABI (v0.8 "unversioned" form), declared from the specification.
-struct DLDevice { int32_t device_type, device_id; };
-struct DLDataType { uint8_t code, bits; uint16_t lanes; };
+struct DLDevice {
+  int32_t device_type, device_id;
+};
+struct DLDataType {
+  uint8_t code, bits;
+  uint16_t lanes;
+};
 struct DLTensor {
   void* data;
   DLDevice device;
@@ -217,11 +252,18 @@ struct DLPackExport {
 static DLDataType dl_dtype(ScalarType t) {
   uint8_t bits = uint8_t(itemsize(t) * 8);
   switch (t) {
-    case ScalarType::Bool: return {kDLBool, 8, 1};
-    case ScalarType::Byte: return {kDLUInt, bits, 1};
-    case ScalarType::Half: case ScalarType::Float: case ScalarType::Double: return {kDLFloat, bits, 1};
-    case ScalarType::BFloat16: return {kDLBfloat, bits, 1};
-    default: return {kDLInt, bits, 1};
+    case ScalarType::Bool:
+      return {kDLBool, 8, 1};
+    case ScalarType::Byte:
+      return {kDLUInt, bits, 1};
+    case ScalarType::Half:
+    case ScalarType::Float:
+    case ScalarType::Double:
+      return {kDLFloat, bits, 1};
+    case ScalarType::BFloat16:
+      return {kDLBfloat, bits, 1};
+    default:
+      return {kDLInt, bits, 1};
   }
 }
 
@@ -232,7 +274,8 @@ static ScalarType from_dl_dtype(DLDataType d) {
     if (c.code == d.code && c.bits == d.bits) return ScalarType(i);
   }
   if (d.code == kDLUInt && d.bits == 8) return ScalarType::Byte;
-  fail(ErrorKind::Type, "from_dlpack: unsupported DLPack dtype (code ", int(d.code), ", bits ", int(d.bits), ")");
+  fail(ErrorKind::Type, "from_dlpack: unsupported DLPack dtype (code ", int(d.code), ", bits ",
+       int(d.bits), ")");
 }
 
 static py::capsule to_dlpack(const Tensor& t) {
@@ -250,7 +293,9 @@ static py::capsule to_dlpack(const Tensor& t) {
   d.shape = ex->shape.data();
   d.strides = ex->strides.data();
   ex->managed.manager_ctx = ex;
-  ex->managed.deleter = [](DLManagedTensor* m) { delete static_cast<DLPackExport*>(m->manager_ctx); };
+  ex->managed.deleter = [](DLManagedTensor* m) {
+    delete static_cast<DLPackExport*>(m->manager_ctx);
+  };
   // A capsule never consumed by a consumer frees itself; a consumed one is renamed.
   return py::capsule(&ex->managed, "dltensor", [](PyObject* cap) {
     if (PyCapsule_IsValid(cap, "dltensor")) {
@@ -261,12 +306,15 @@ static py::capsule to_dlpack(const Tensor& t) {
 }
 
 static Tensor from_dlpack(py::handle obj) {
-  py::object cap = py::hasattr(obj, "__dlpack__") ? obj.attr("__dlpack__")() : py::reinterpret_borrow<py::object>(obj);
-  TC_CHECK(PyCapsule_IsValid(cap.ptr(), "dltensor"), Type, "from_dlpack: expected an object with "
+  py::object cap = py::hasattr(obj, "__dlpack__") ? obj.attr("__dlpack__")()
+                                                  : py::reinterpret_borrow<py::object>(obj);
+  TC_CHECK(PyCapsule_IsValid(cap.ptr(), "dltensor"), Type,
+           "from_dlpack: expected an object with "
            "__dlpack__ or a 'dltensor' capsule (a capsule can be consumed only once)");
   auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap.ptr(), "dltensor"));
   const DLTensor& d = m->dl_tensor;
-  TC_CHECK(d.device.device_type == kDLCPU, Runtime, "from_dlpack: only CPU tensors are supported in this build");
+  TC_CHECK(d.device.device_type == kDLCPU, Runtime,
+           "from_dlpack: only CPU tensors are supported in this build");
   ScalarType dt = from_dl_dtype(d.dtype);
   Shape sizes(d.shape, d.shape + d.ndim), strides;
   int64_t extent = 1, n = 1;
@@ -302,14 +350,18 @@ void bind_interop(py::module_& m, py::class_<Tensor>& cls) {
   m.def("_tensor_from_data", &tensor_from_data, py::arg("data"), py::arg("dtype") = py::none());
   m.def("from_numpy", &from_numpy, py::arg("ndarray"),
         "A tensor sharing memory with a NumPy array (writes are seen by both).");
-  cls.def("numpy", [](py::handle self, bool force) {
-    if (force) return to_numpy(py::cast(clone(self.cast<const Tensor&>())));
-    return to_numpy(self);
-  }, py::arg("force") = false);
+  cls.def(
+      "numpy",
+      [](py::handle self, bool force) {
+        if (force) return to_numpy(py::cast(clone(self.cast<const Tensor&>())));
+        return to_numpy(self);
+      },
+      py::arg("force") = false);
   cls.def("__dlpack__", [](const Tensor& t, py::kwargs) { return to_dlpack(t); });
   cls.def("__dlpack_device__", [](const Tensor&) { return py::make_tuple(int(kDLCPU), 0); });
-  m.def("from_dlpack", &from_dlpack, py::arg("ext_tensor"),
-        "A tensor sharing memory with any object that implements __dlpack__ (or a DLPack capsule).");
+  m.def(
+      "from_dlpack", &from_dlpack, py::arg("ext_tensor"),
+      "A tensor sharing memory with any object that implements __dlpack__ (or a DLPack capsule).");
   m.def("_to_dlpack", &to_dlpack);
 }
 

@@ -3,7 +3,9 @@
 
 namespace tc {
 
-static py::object& g_autograd_missing = *new py::object();  // leaked: outlives the interpreter  // set: requires_grad=True raises until torch-autograd registers
+static py::object& g_autograd_missing =
+    *new py::object();  // leaked: outlives the interpreter  // set: requires_grad=True raises until
+                        // torch-autograd registers
 
 static py::object self_ref(py::handle self) { return py::reinterpret_borrow<py::object>(self); }
 
@@ -14,8 +16,8 @@ static bool is_index_int(py::handle h) {
     const Tensor& t = h.cast<const Tensor&>();
     return t.dim() == 0 && is_integral(t.dtype(), false);
   }
-  return !py::isinstance<py::str>(h) && !PySequence_Check(h.ptr()) && PyObject_HasAttrString(h.ptr(), "__index__") &&
-         !PyBool_Check(h.ptr());
+  return !py::isinstance<py::str>(h) && !PySequence_Check(h.ptr()) &&
+         PyObject_HasAttrString(h.ptr(), "__index__") && !PyBool_Check(h.ptr());
 }
 
 static int64_t index_value(py::handle h) {
@@ -33,14 +35,21 @@ static Tensor basic_index(const Tensor& t, py::handle idx) {
   }
   int64_t consumed = 0, ellipses = 0;
   for (auto h : items) {
-    if (h.ptr() == Py_Ellipsis) ellipses++;
-    else if (h.is_none()) continue;
-    else if (is_index_int(h) || PySlice_Check(h.ptr())) consumed++;
-    else if (py::isinstance<py::str>(h) || (!py::isinstance<Tensor>(h) && !PySequence_Check(h.ptr()) && !PyBool_Check(h.ptr())))
-      fail(ErrorKind::Index, "only integers, slices (`:`), ellipsis (`...`), None and integer or "
-           "boolean tensors are valid indices (got ", std::string(py::str(h.get_type().attr("__name__"))), ")");
+    if (h.ptr() == Py_Ellipsis)
+      ellipses++;
+    else if (h.is_none())
+      continue;
+    else if (is_index_int(h) || PySlice_Check(h.ptr()))
+      consumed++;
+    else if (py::isinstance<py::str>(h) ||
+             (!py::isinstance<Tensor>(h) && !PySequence_Check(h.ptr()) && !PyBool_Check(h.ptr())))
+      fail(ErrorKind::Index,
+           "only integers, slices (`:`), ellipsis (`...`), None and integer or "
+           "boolean tensors are valid indices (got ",
+           std::string(py::str(h.get_type().attr("__name__"))), ")");
     else
-      fail(ErrorKind::NotImplemented, "indexing with ", std::string(py::str(h.get_type().attr("__name__"))),
+      fail(ErrorKind::NotImplemented, "indexing with ",
+           std::string(py::str(h.get_type().attr("__name__"))),
            " (advanced indexing with tensors, lists or bool masks) is not supported yet; "
            "use index_select or masked ops");
   }
@@ -64,7 +73,8 @@ static Tensor basic_index(const Tensor& t, py::handle idx) {
     } else {
       int64_t i = index_value(h), n = r.size(d);
       if (i < -n || i >= n)
-        fail(ErrorKind::Index, "index ", i, " is out of bounds for dimension ", d, " with size ", n);
+        fail(ErrorKind::Index, "index ", i, " is out of bounds for dimension ", d, " with size ",
+             n);
       r = select(r, d, i);
     }
   }
@@ -77,9 +87,12 @@ static py::object tolist_rec(const char* p, const Tensor& t, int64_t d) {
       using T = decltype(v);
       T x;
       std::memcpy(&x, p, sizeof(T));
-      if constexpr (std::is_same_v<T, bool>) return py::bool_(x);
-      else if constexpr (std::is_integral_v<T>) return py::int_(int64_t(x));
-      else return py::float_(double(x));
+      if constexpr (std::is_same_v<T, bool>)
+        return py::bool_(x);
+      else if constexpr (std::is_integral_v<T>)
+        return py::int_(int64_t(x));
+      else
+        return py::float_(double(x));
     });
   }
   py::list l(t.size(d));
@@ -89,8 +102,10 @@ static py::object tolist_rec(const char* p, const Tensor& t, int64_t d) {
 }
 
 static const Tensor& one_element(const Tensor& t) {
-  TC_CHECK(t.numel() == 1, Value, "only one element tensors can be converted to Python scalars "
-           "(got a tensor of shape ", shape_str(t.sizes()), ")");
+  TC_CHECK(t.numel() == 1, Value,
+           "only one element tensors can be converted to Python scalars "
+           "(got a tensor of shape ",
+           shape_str(t.sizes()), ")");
   return t;
 }
 
@@ -124,26 +139,35 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
     if (a.size() == 0) return empty({0}, default_dtype());
     if (a.size() == 1 && py::isinstance<Tensor>(a[0])) return alias(a[0].cast<const Tensor&>());
     if (a.size() == 1 && !PyLong_Check(a[0].ptr()))
-      return to_dtype(py::module_::import("torch").attr("tensor")(a[0]).cast<Tensor>(), default_dtype());
+      return to_dtype(py::module_::import("torch").attr("tensor")(a[0]).cast<Tensor>(),
+                      default_dtype());
     return empty(shape_from_args(a, "Tensor"), default_dtype());
   }));
   cls.def_property_readonly("shape", [](const Tensor& t) { return size_object(t.sizes()); })
-      .def("size", [](const Tensor& t, py::object dim) -> py::object {
-        if (dim.is_none()) return size_object(t.sizes());
-        return py::int_(t.size(wrap_dim(dim.cast<int64_t>(), t.dim(), "size")));
-      }, py::arg("dim") = py::none())
-      .def("stride", [](const Tensor& t, py::object dim) -> py::object {
-        if (dim.is_none()) {
-          py::tuple r(t.dim());
-          for (int64_t i = 0; i < t.dim(); i++) r[i] = py::int_(t.stride(i));
-          return r;
-        }
-        return py::int_(t.stride(wrap_dim(dim.cast<int64_t>(), t.dim(), "stride")));
-      }, py::arg("dim") = py::none())
+      .def(
+          "size",
+          [](const Tensor& t, py::object dim) -> py::object {
+            if (dim.is_none()) return size_object(t.sizes());
+            return py::int_(t.size(wrap_dim(dim.cast<int64_t>(), t.dim(), "size")));
+          },
+          py::arg("dim") = py::none())
+      .def(
+          "stride",
+          [](const Tensor& t, py::object dim) -> py::object {
+            if (dim.is_none()) {
+              py::tuple r(t.dim());
+              for (int64_t i = 0; i < t.dim(); i++) r[i] = py::int_(t.stride(i));
+              return r;
+            }
+            return py::int_(t.stride(wrap_dim(dim.cast<int64_t>(), t.dim(), "stride")));
+          },
+          py::arg("dim") = py::none())
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
       .def_property_readonly("device", [](const Tensor& t) { return t.device(); })
-      .def_property_readonly("is_cuda", [](const Tensor& t) { return t.device().type == DeviceType::CUDA; })
-      .def_property_readonly("is_cpu", [](const Tensor& t) { return t.device().type == DeviceType::CPU; })
+      .def_property_readonly("is_cuda",
+                             [](const Tensor& t) { return t.device().type == DeviceType::CUDA; })
+      .def_property_readonly("is_cpu",
+                             [](const Tensor& t) { return t.device().type == DeviceType::CPU; })
       .def_property_readonly("ndim", &Tensor::dim)
       .def("dim", &Tensor::dim)
       .def("ndimension", &Tensor::dim)
@@ -151,77 +175,108 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def("nelement", &Tensor::numel)
       .def("element_size", [](const Tensor& t) { return t.itemsize(); })
       .def_property_readonly("itemsize", [](const Tensor& t) { return t.itemsize(); })
-      .def_property_readonly("nbytes", [](const Tensor& t) { return t.numel() * int64_t(t.itemsize()); })
+      .def_property_readonly("nbytes",
+                             [](const Tensor& t) { return t.numel() * int64_t(t.itemsize()); })
       .def("storage_offset", &Tensor::offset)
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data()); })
-      .def("_storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()->storage->data); })
+      .def("_storage_ptr",
+           [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()->storage->data); })
       .def("_storage_nbytes", [](const Tensor& t) { return t.impl()->storage->nbytes; })
-      .def("is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
-           py::arg("memory_format") = py::none())
+      .def(
+          "is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
+          py::arg("memory_format") = py::none())
       .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
       .def("is_complex", [](const Tensor&) { return false; })
       .def_property_readonly("_version", [](const Tensor& t) { return t.impl()->storage->version; })
       .def("_bump_version", [](const Tensor& t) { t.bump_version(); })
-      .def_property("requires_grad", [](const Tensor& t) { return t.impl()->requires_grad; },
-                    [](const Tensor& t, bool v) {
-                      if (v && g_autograd_missing) fail(ErrorKind::Runtime, std::string(py::str(g_autograd_missing)));
-                      TC_CHECK(!v || is_floating(t.dtype()), Runtime, "only Tensors of floating point dtype "
-                               "can require gradients (got ", dtype_name(t.dtype()), ")");
-                      t.impl()->requires_grad = v;
-                    });
+      .def_property(
+          "requires_grad", [](const Tensor& t) { return t.impl()->requires_grad; },
+          [](const Tensor& t, bool v) {
+            if (v && g_autograd_missing)
+              fail(ErrorKind::Runtime, std::string(py::str(g_autograd_missing)));
+            TC_CHECK(!v || is_floating(t.dtype()), Runtime,
+                     "only Tensors of floating point dtype "
+                     "can require gradients (got ",
+                     dtype_name(t.dtype()), ")");
+            t.impl()->requires_grad = v;
+          });
 
   // ---------------------------------------------------------------- views
   cls.def("view", [](const Tensor& t, py::args a) { return view(t, shape_from_args(a, "view")); })
-      .def("reshape", [](const Tensor& t, py::args a) { return reshape(t, shape_from_args(a, "reshape")); })
+      .def("reshape",
+           [](const Tensor& t, py::args a) { return reshape(t, shape_from_args(a, "reshape")); })
       .def("view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); })
       .def("reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); })
       .def("transpose", &transpose, py::arg("dim0"), py::arg("dim1"))
       .def("swapaxes", &transpose, py::arg("axis0"), py::arg("axis1"))
       .def("swapdims", &transpose, py::arg("dim0"), py::arg("dim1"))
-      .def("permute", [](const Tensor& t, py::args a) { return permute(t, shape_from_args(a, "permute")); })
-      .def("t", [](const Tensor& t) {
-        TC_CHECK(t.dim() <= 2, Runtime, "t() expects a tensor with <= 2 dimensions, but self is ", t.dim(), "D");
-        return t.dim() < 2 ? alias(t) : transpose(t, 0, 1);
-      })
-      .def_property_readonly("T", [](const Tensor& t) {
-        Shape d;
-        for (int64_t i = t.dim() - 1; i >= 0; i--) d.push_back(i);
-        return permute(t, d);
-      })
-      .def_property_readonly("mT", [](const Tensor& t) {
-        TC_CHECK(t.dim() >= 2, Runtime, "tensor.mT is only supported on matrices or batches of matrices. "
-                 "Got ", t.dim(), "-D tensor.");
-        return transpose(t, -2, -1);
-      })
-      .def("expand", [](const Tensor& t, py::args a) { return expand(t, shape_from_args(a, "expand")); })
+      .def("permute",
+           [](const Tensor& t, py::args a) { return permute(t, shape_from_args(a, "permute")); })
+      .def("t",
+           [](const Tensor& t) {
+             TC_CHECK(t.dim() <= 2, Runtime,
+                      "t() expects a tensor with <= 2 dimensions, but self is ", t.dim(), "D");
+             return t.dim() < 2 ? alias(t) : transpose(t, 0, 1);
+           })
+      .def_property_readonly("T",
+                             [](const Tensor& t) {
+                               Shape d;
+                               for (int64_t i = t.dim() - 1; i >= 0; i--) d.push_back(i);
+                               return permute(t, d);
+                             })
+      .def_property_readonly(
+          "mT",
+          [](const Tensor& t) {
+            TC_CHECK(t.dim() >= 2, Runtime,
+                     "tensor.mT is only supported on matrices or batches of matrices. "
+                     "Got ",
+                     t.dim(), "-D tensor.");
+            return transpose(t, -2, -1);
+          })
+      .def("expand",
+           [](const Tensor& t, py::args a) { return expand(t, shape_from_args(a, "expand")); })
       .def("expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); })
-      .def("squeeze", [](const Tensor& t, py::object dim) {
-        return dim.is_none() ? squeeze(t) : squeeze_dims(t, to_shape(dim, "squeeze"));
-      }, py::arg("dim") = py::none())
+      .def(
+          "squeeze",
+          [](const Tensor& t, py::object dim) {
+            return dim.is_none() ? squeeze(t) : squeeze_dims(t, to_shape(dim, "squeeze"));
+          },
+          py::arg("dim") = py::none())
       .def("unsqueeze", &unsqueeze, py::arg("dim"))
       .def("narrow", &narrow, py::arg("dim"), py::arg("start"), py::arg("length"))
       .def("select", &select, py::arg("dim"), py::arg("index"))
       .def("unfold", &unfold, py::arg("dimension"), py::arg("size"), py::arg("step"))
-      .def("as_strided", [](const Tensor& t, py::handle size, py::handle stride, py::object off) {
-        return as_strided(t, to_shape(size, "as_strided"), to_shape(stride, "as_strided"),
-                          off.is_none() ? t.offset() : off.cast<int64_t>());
-      }, py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none())
+      .def(
+          "as_strided",
+          [](const Tensor& t, py::handle size, py::handle stride, py::object off) {
+            return as_strided(t, to_shape(size, "as_strided"), to_shape(stride, "as_strided"),
+                              off.is_none() ? t.offset() : off.cast<int64_t>());
+          },
+          py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none())
       .def("diagonal", &diagonal, py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1)
       .def("flatten", &flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
-      .def("contiguous", [](py::handle self, py::object) -> py::object {
-        const Tensor& t = self.cast<const Tensor&>();
-        return t.is_contiguous() ? self_ref(self) : py::cast(clone(t));
-      }, py::arg("memory_format") = py::none())
-      .def("clone", [](const Tensor& t, py::object) { return clone(t); }, py::arg("memory_format") = py::none())
+      .def(
+          "contiguous",
+          [](py::handle self, py::object) -> py::object {
+            const Tensor& t = self.cast<const Tensor&>();
+            return t.is_contiguous() ? self_ref(self) : py::cast(clone(t));
+          },
+          py::arg("memory_format") = py::none())
+      .def(
+          "clone", [](const Tensor& t, py::object) { return clone(t); },
+          py::arg("memory_format") = py::none())
       .def("detach", [](const Tensor& t) { return alias(t); })
       .def("_alias", [](const Tensor& t) { return alias(t); })
       .def("__getitem__", &basic_index)
-      .def("__setitem__", [](const Tensor& t, py::handle idx, py::handle value) {
-        Tensor dst = basic_index(t, idx);
-        if (is_number(value)) fill_(dst, to_scalar(value, "__setitem__", "value"));
-        else copy_(dst, tensor_or_scalar(value, "__setitem__", "value"));
-        t.bump_version();
-      })
+      .def("__setitem__",
+           [](const Tensor& t, py::handle idx, py::handle value) {
+             Tensor dst = basic_index(t, idx);
+             if (is_number(value))
+               fill_(dst, to_scalar(value, "__setitem__", "value"));
+             else
+               copy_(dst, tensor_or_scalar(value, "__setitem__", "value"));
+             t.bump_version();
+           })
       .def("__len__", [](const Tensor& t) {
         TC_CHECK(t.dim() > 0, Type, "len() of a 0-d tensor");
         return t.size(0);
@@ -230,50 +285,61 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
   // ---------------------------------------------------------------- values
   cls.def("item", [](const Tensor& t) { return scalar_to_py(item(t)); })
       .def("tolist", [](const Tensor& t) { return tolist_rec(t.data(), t, 0); })
-      .def("__bool__", [](const Tensor& t) {
-        TC_CHECK(t.numel() == 1, Runtime, "Boolean value of Tensor with ", t.numel() == 0 ? "no values" :
-                 "more than one value", " is ambiguous");
-        return item(t).d != 0;
-      })
+      .def("__bool__",
+           [](const Tensor& t) {
+             TC_CHECK(t.numel() == 1, Runtime, "Boolean value of Tensor with ",
+                      t.numel() == 0 ? "no values" : "more than one value", " is ambiguous");
+             return item(t).d != 0;
+           })
       .def("__float__", [](const Tensor& t) { return item(one_element(t)).d; })
       .def("__int__", [](const Tensor& t) { return item(one_element(t)).i; })
-      .def("__index__", [](const Tensor& t) {
-        TC_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, Type,
-                 "only integer tensors of a single element can be converted to an index");
-        return item(t).i;
-      })
-      .def("_to_dtype", [](py::handle self, py::handle dtype, bool copy) -> py::object {
-        const Tensor& t = self.cast<const Tensor&>();
-        ScalarType dt = to_dtype_arg(dtype, "to");
-        if (dt == t.dtype() && !copy) return self_ref(self);
-        return py::cast(to_dtype(t, dt, true));
-      })
-      .def("fill_", [](py::handle self, py::handle v) {
-        fill_(self.cast<const Tensor&>(), to_scalar(v, "fill_", "value"));
-        self.cast<const Tensor&>().bump_version();
-        return self_ref(self);
-      })
-      .def("zero_", [](py::handle self) {
-        fill_(self.cast<const Tensor&>(), Scalar::from_int(0));
-        self.cast<const Tensor&>().bump_version();
-        return self_ref(self);
-      })
-      .def("copy_", [](py::handle self, const Tensor& src, bool) {
-        copy_(self.cast<const Tensor&>(), src);
-        self.cast<const Tensor&>().bump_version();
-        return self_ref(self);
-      }, py::arg("src"), py::arg("non_blocking") = false)
+      .def("__index__",
+           [](const Tensor& t) {
+             TC_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, Type,
+                      "only integer tensors of a single element can be converted to an index");
+             return item(t).i;
+           })
+      .def("_to_dtype",
+           [](py::handle self, py::handle dtype, bool copy) -> py::object {
+             const Tensor& t = self.cast<const Tensor&>();
+             ScalarType dt = to_dtype_arg(dtype, "to");
+             if (dt == t.dtype() && !copy) return self_ref(self);
+             return py::cast(to_dtype(t, dt, true));
+           })
+      .def("fill_",
+           [](py::handle self, py::handle v) {
+             fill_(self.cast<const Tensor&>(), to_scalar(v, "fill_", "value"));
+             self.cast<const Tensor&>().bump_version();
+             return self_ref(self);
+           })
+      .def("zero_",
+           [](py::handle self) {
+             fill_(self.cast<const Tensor&>(), Scalar::from_int(0));
+             self.cast<const Tensor&>().bump_version();
+             return self_ref(self);
+           })
+      .def(
+          "copy_",
+          [](py::handle self, const Tensor& src, bool) {
+            copy_(self.cast<const Tensor&>(), src);
+            self.cast<const Tensor&>().bump_version();
+            return self_ref(self);
+          },
+          py::arg("src"), py::arg("non_blocking") = false)
       .def("resize_", [](py::handle self, py::args a) {
         resize_(self.cast<const Tensor&>(), shape_from_args(a, "resize_"));
         return self_ref(self);
       });
 
   // ---------------------------------------------------------------- creation
-  m.def("empty", [](py::handle size, py::handle dtype, py::handle device) {
-    ScalarType dt = opt_dtype(dtype, "empty");
-    return empty(to_shape(size, "empty"), dt == ScalarType::Undefined ? default_dtype() : dt,
-                 device.is_none() ? Device() : to_device_arg(device));
-  }, py::arg("size"), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def(
+      "empty",
+      [](py::handle size, py::handle dtype, py::handle device) {
+        ScalarType dt = opt_dtype(dtype, "empty");
+        return empty(to_shape(size, "empty"), dt == ScalarType::Undefined ? default_dtype() : dt,
+                     device.is_none() ? Device() : to_device_arg(device));
+      },
+      py::arg("size"), py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def("_full", [](py::handle size, py::handle value, py::handle dtype) {
     Scalar v = to_scalar(value, "full", "fill_value");
     ScalarType dt = opt_dtype(dtype, "full");
@@ -287,10 +353,13 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
   m.def("_linspace", [](double start, double end, int64_t steps, py::handle dtype) {
     return linspace(start, end, steps, to_dtype_arg(dtype, "linspace"));
   });
-  m.def("_eye", [](int64_t n, int64_t mm, py::handle dtype) { return eye(n, mm, to_dtype_arg(dtype, "eye")); });
-  m.def("_storage_view", [](const Tensor& base, py::handle size, py::handle stride, int64_t offset) {
-    return as_strided(base, to_shape(size, "set_"), to_shape(stride, "set_"), offset);
+  m.def("_eye", [](int64_t n, int64_t mm, py::handle dtype) {
+    return eye(n, mm, to_dtype_arg(dtype, "eye"));
   });
+  m.def("_storage_view",
+        [](const Tensor& base, py::handle size, py::handle stride, int64_t offset) {
+          return as_strided(base, to_shape(size, "set_"), to_shape(stride, "set_"), offset);
+        });
 }
 
 }  // namespace tc

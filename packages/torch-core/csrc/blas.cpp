@@ -38,15 +38,22 @@ void blas_gemm(const GemmArgs& g) {
   const Tensor& c = *g.c;
   CBLAS_TRANSPOSE ta, tb;
   int lda, ldb;
-  if (!blas_view(a, ta, lda)) { a = contiguous(a); blas_view(a, ta, lda); }
-  if (!blas_view(b, tb, ldb)) { b = contiguous(b); blas_view(b, tb, ldb); }
-  int m = int(c.size(0)), n = int(c.size(1)), k = int(a.size(1)), ldc = int(std::max<int64_t>(c.stride(0), n));
+  if (!blas_view(a, ta, lda)) {
+    a = contiguous(a);
+    blas_view(a, ta, lda);
+  }
+  if (!blas_view(b, tb, ldb)) {
+    b = contiguous(b);
+    blas_view(b, tb, ldb);
+  }
+  int m = int(c.size(0)), n = int(c.size(1)), k = int(a.size(1)),
+      ldc = int(std::max<int64_t>(c.stride(0), n));
   if constexpr (std::is_same_v<T, float>)
     scipy_cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, g.alpha.to<float>(), a.data_as<float>(), lda,
                       b.data_as<float>(), ldb, g.beta.to<float>(), c.data_as<float>(), ldc);
   else
-    scipy_cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, g.alpha.to<double>(), a.data_as<double>(), lda,
-                      b.data_as<double>(), ldb, g.beta.to<double>(), c.data_as<double>(), ldc);
+    scipy_cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, g.alpha.to<double>(), a.data_as<double>(),
+                      lda, b.data_as<double>(), ldb, g.beta.to<double>(), c.data_as<double>(), ldc);
 }
 
 template <class T>
@@ -77,28 +84,34 @@ static struct RegisterGemm {
     register_kernel(Op::gemm, DeviceType::CPU, ScalarType::Double, (void*)&blas_gemm<double>);
 #define TC_REG_LOOP(T) \
   register_kernel(Op::gemm, DeviceType::CPU, DTypeOf<T>::value, (void*)&loop_gemm<T>);
-    TC_REG_LOOP(uint8_t) TC_REG_LOOP(int8_t) TC_REG_LOOP(int16_t) TC_REG_LOOP(int32_t)
-    TC_REG_LOOP(int64_t)
+    TC_REG_LOOP(uint8_t)
+    TC_REG_LOOP(int8_t) TC_REG_LOOP(int16_t) TC_REG_LOOP(int32_t) TC_REG_LOOP(int64_t)
 #undef TC_REG_LOOP
   }
 } register_gemm;
 
 static void check_dtypes(const char* op, const Tensor& a, const Tensor& b) {
-  TC_CHECK(a.dtype() == b.dtype(), Runtime, op, ": expected both operands to have the same dtype, "
-           "but got ", dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
+  TC_CHECK(a.dtype() == b.dtype(), Runtime, op,
+           ": expected both operands to have the same dtype, "
+           "but got ",
+           dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
   TC_CHECK(a.dtype() != ScalarType::Bool, Runtime, op, ": not implemented for dtype bool");
 }
 
 // c (m x n, fresh or user-given) = alpha * a @ b + beta * c
-static void gemm_into(const Tensor& c, const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta) {
+static void gemm_into(const Tensor& c, const Tensor& a, const Tensor& b, Scalar alpha,
+                      Scalar beta) {
   if (c.numel() == 0) return;
   if (a.size(1) == 0) {  // empty inner dimension: only the beta * c term
-    if (beta.d == 0) fill_(c, Scalar::from_int(0));
-    else copy_(c, binary(Op::mul, c, wrap_scalar(beta)));
+    if (beta.d == 0)
+      fill_(c, Scalar::from_int(0));
+    else
+      copy_(c, binary(Op::mul, c, wrap_scalar(beta)));
     return;
   }
   for (int64_t s : {a.size(0), a.size(1), b.size(1)})
-    TC_CHECK(s < (int64_t(1) << 31), NotImplemented, "matrix products with a dimension of 2^31 "
+    TC_CHECK(s < (int64_t(1) << 31), NotImplemented,
+             "matrix products with a dimension of 2^31 "
              "or more are not supported");
   ScalarType dt = a.dtype();
   if (dt == ScalarType::Half || dt == ScalarType::BFloat16) {  // via float32
@@ -117,8 +130,8 @@ static void gemm_into(const Tensor& c, const Tensor& a, const Tensor& b, Scalar 
 
 static Tensor prepare_out(const Tensor& out, const Shape& shape, ScalarType dtype, const char* op) {
   if (!out.defined()) return empty(shape, dtype);
-  TC_CHECK(out.dtype() == dtype, Runtime, op, ": expected out tensor to have dtype ", dtype_name(dtype),
-           ", but got ", dtype_name(out.dtype()));
+  TC_CHECK(out.dtype() == dtype, Runtime, op, ": expected out tensor to have dtype ",
+           dtype_name(dtype), ", but got ", dtype_name(out.dtype()));
   if (out.sizes() != shape) resize_(out, shape);
   return out;
 }
@@ -180,8 +193,10 @@ Tensor bmm(const Tensor& a, const Tensor& b, const Tensor& out) {
 }
 
 Tensor mv(const Tensor& a, const Tensor& v, const Tensor& out) {
-  TC_CHECK(a.dim() == 2 && v.dim() == 1, Runtime, "mv: expected a 2-D matrix and a 1-D vector, got "
-           "shapes ", shape_str(a.sizes()), " and ", shape_str(v.sizes()));
+  TC_CHECK(a.dim() == 2 && v.dim() == 1, Runtime,
+           "mv: expected a 2-D matrix and a 1-D vector, got "
+           "shapes ",
+           shape_str(a.sizes()), " and ", shape_str(v.sizes()));
   TC_CHECK(a.size(1) == v.size(0), Runtime, "mv: shapes ", shape_str(a.sizes()), " and ",
            shape_str(v.sizes()), " cannot be multiplied (", a.size(1), " != ", v.size(0), ")");
   check_dtypes("mv", a, v);
@@ -218,11 +233,17 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
-  TC_CHECK(a.dim() > 0 && b.dim() > 0, Runtime, "matmul: both arguments need at least 1 dimension, "
-           "got shapes ", shape_str(a.sizes()), " and ", shape_str(b.sizes()));
+  TC_CHECK(a.dim() > 0 && b.dim() > 0, Runtime,
+           "matmul: both arguments need at least 1 dimension, "
+           "got shapes ",
+           shape_str(a.sizes()), " and ", shape_str(b.sizes()));
   if (a.dim() == 1 && b.dim() == 1) {
     Tensor r = dot(a, b);
-    if (out.defined()) { resize_(out, {}); copy_(out, r); return out; }
+    if (out.defined()) {
+      resize_(out, {});
+      copy_(out, r);
+      return out;
+    }
     return r;
   }
   TC_CHECK(a.size(a.dim() - 1) == b.size(b.dim() > 1 ? b.dim() - 2 : 0), Runtime, "matmul: shapes ",
@@ -234,7 +255,11 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
     TC_CHECK(a.size(0) == b.size(0), Runtime, "matmul: shapes ", shape_str(a.sizes()), " and ",
              shape_str(b.sizes()), " cannot be multiplied (", a.size(0), " != ", b.size(0), ")");
     Tensor r = squeeze_dims(mm(unsqueeze(a, 0), b), {0});
-    if (out.defined()) { resize_(out, r.sizes()); copy_(out, r); return out; }
+    if (out.defined()) {
+      resize_(out, r.sizes());
+      copy_(out, r);
+      return out;
+    }
     return r;
   }
   // Batched: 1-D operands become a row/column, batch dims broadcast.
@@ -258,12 +283,18 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
     int64_t nb = 1;
     for (auto s : batch) nb *= s;
     Shape xs = batch, ys = batch;
-    xs.push_back(m); xs.push_back(n);
-    ys.push_back(n); ys.push_back(p);
+    xs.push_back(m);
+    xs.push_back(n);
+    ys.push_back(n);
+    ys.push_back(p);
     Tensor x3 = reshape(expand(x, xs), {nb, m, n}), y3 = reshape(expand(y, ys), {nb, n, p});
     r = view(bmm(x3, y3), res_shape);
   }
-  if (out.defined()) { resize_(out, r.sizes()); copy_(out, r); return out; }
+  if (out.defined()) {
+    resize_(out, r.sizes());
+    copy_(out, r);
+    return out;
+  }
   return r;
 }
 

@@ -47,8 +47,8 @@ template <class... Args>
   throw TorchError(kind, cat_str(args...));
 }
 
-#define TC_CHECK(cond, kind, ...) \
-  do {                            \
+#define TC_CHECK(cond, kind, ...)                                \
+  do {                                                           \
     if (!(cond)) ::tc::fail(::tc::ErrorKind::kind, __VA_ARGS__); \
   } while (0)
 
@@ -60,7 +60,9 @@ class SmallVec {
   SmallVec() = default;
   SmallVec(std::initializer_list<T> l) { assign(l.begin(), l.end()); }
   template <class It>
-  SmallVec(It b, It e) { assign(b, e); }
+  SmallVec(It b, It e) {
+    assign(b, e);
+  }
   explicit SmallVec(size_t n, T v = T()) { resize(n, v); }
   SmallVec(const SmallVec& o) { assign(o.begin(), o.end()); }
   SmallVec& operator=(const SmallVec& o) {
@@ -155,6 +157,7 @@ struct BFloat16 {
 };
 
 // ---------------------------------------------------------------- dtypes
+// clang-format off
 // The order is the dispatch-table index. X(enum name, C++ type, python name)
 #define TC_FORALL_DTYPES(X)         \
   X(Bool, bool, "bool")             \
@@ -168,18 +171,19 @@ struct BFloat16 {
   X(Float, float, "float32")        \
   X(Double, double, "float64")
 
+// clang-format on
 enum class ScalarType : int8_t {
 #define TC_ENUM(name, T, py) name,
   TC_FORALL_DTYPES(TC_ENUM)
 #undef TC_ENUM
-  NumTypes,
+      NumTypes,
   Undefined
 };
 constexpr int kNumDTypes = int(ScalarType::NumTypes);
 
 size_t itemsize(ScalarType t);
-const char* dtype_name(ScalarType t);     // "float32"
-const char* legacy_name(ScalarType t);    // "Float" (for "torch.FloatTensor")
+const char* dtype_name(ScalarType t);   // "float32"
+const char* legacy_name(ScalarType t);  // "Float" (for "torch.FloatTensor")
 inline bool is_floating(ScalarType t) {
   return t == ScalarType::Half || t == ScalarType::BFloat16 || t == ScalarType::Float ||
          t == ScalarType::Double;
@@ -193,9 +197,13 @@ ScalarType default_dtype();
 void set_default_dtype(ScalarType t);
 bool can_cast(ScalarType from, ScalarType to);  // PyTorch's "same kind" rule
 
-template <class T> struct DTypeOf;
-#define TC_DTYPEOF(name, T, py) \
-  template <> struct DTypeOf<T> { static constexpr ScalarType value = ScalarType::name; };
+template <class T>
+struct DTypeOf;
+#define TC_DTYPEOF(name, T, py)                           \
+  template <>                                             \
+  struct DTypeOf<T> {                                     \
+    static constexpr ScalarType value = ScalarType::name; \
+  };
 TC_FORALL_DTYPES(TC_DTYPEOF)
 #undef TC_DTYPEOF
 
@@ -214,9 +222,18 @@ decltype(auto) visit_dtype(ScalarType t, F&& f) {
 }
 
 // Compute type: 16-bit floats compute in float.
-template <class T> struct AccOf { using type = T; };
-template <> struct AccOf<Half> { using type = float; };
-template <> struct AccOf<BFloat16> { using type = float; };
+template <class T>
+struct AccOf {
+  using type = T;
+};
+template <>
+struct AccOf<Half> {
+  using type = float;
+};
+template <>
+struct AccOf<BFloat16> {
+  using type = float;
+};
 
 // ---------------------------------------------------------------- scalars
 // A Python number: its kind decides how it promotes ("weak" scalars).
@@ -225,10 +242,29 @@ struct Scalar {
   double d = 0;
   int64_t i = 0;
   Scalar() = default;
-  static Scalar from_bool(bool b) { Scalar s; s.kind = Bool; s.i = b; s.d = b; return s; }
-  static Scalar from_int(int64_t v) { Scalar s; s.kind = Int; s.i = v; s.d = double(v); return s; }
-  static Scalar from_double(double v) { Scalar s; s.kind = Float; s.d = v; s.i = int64_t(v); return s; }
-  template <class T> T to() const {
+  static Scalar from_bool(bool b) {
+    Scalar s;
+    s.kind = Bool;
+    s.i = b;
+    s.d = b;
+    return s;
+  }
+  static Scalar from_int(int64_t v) {
+    Scalar s;
+    s.kind = Int;
+    s.i = v;
+    s.d = double(v);
+    return s;
+  }
+  static Scalar from_double(double v) {
+    Scalar s;
+    s.kind = Float;
+    s.d = v;
+    s.i = int64_t(v);
+    return s;
+  }
+  template <class T>
+  T to() const {
     if (kind == Float) return T(static_cast<typename AccOf<T>::type>(d));
     return T(static_cast<typename AccOf<T>::type>(i));
   }
@@ -307,7 +343,10 @@ class Tensor {
   char* data() const {
     return static_cast<char*>(impl_->storage->data) + impl_->offset * int64_t(itemsize());
   }
-  template <class T> T* data_as() const { return reinterpret_cast<T*>(data()); }
+  template <class T>
+  T* data_as() const {
+    return reinterpret_cast<T*>(data());
+  }
   bool is_contiguous() const;
   bool same(const Tensor& o) const { return impl_ == o.impl_; }
   void bump_version() const { impl_->storage->version++; }

@@ -12,6 +12,7 @@
 
 namespace tc {
 
+// clang-format off
 // X(name, group)
 #define TC_FORALL_OPS(X)                                                                    \
   /* unary, computed in floating point */                                                  \
@@ -44,11 +45,12 @@ namespace tc {
   /* matrix products */                                                                    \
   X(gemm, blas)
 
+// clang-format on
 enum class Op : int16_t {
 #define TC_OP_ENUM(name, group) name,
   TC_FORALL_OPS(TC_OP_ENUM)
 #undef TC_OP_ENUM
-  NumOps
+      NumOps
 };
 
 const char* op_name(Op op);

@@ -19,8 +19,8 @@ static Tensor from_index(int64_t n, ScalarType dtype, F value) {
 
 Tensor arange(double start, double end, double step, ScalarType dtype) {
   TC_CHECK(step != 0, Runtime, "arange: step must be nonzero");
-  TC_CHECK(std::isfinite(start) && std::isfinite(end), Runtime, "arange: unsupported range: ",
-           start, " -> ", end);
+  TC_CHECK(std::isfinite(start) && std::isfinite(end), Runtime,
+           "arange: unsupported range: ", start, " -> ", end);
   TC_CHECK((step > 0 && end >= start) || (step < 0 && end <= start), Runtime,
            "arange: upper bound and larger bound inconsistent with step sign (start=", start,
            ", end=", end, ", step=", step, ")");

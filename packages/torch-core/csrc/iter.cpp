@@ -89,7 +89,8 @@ ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor
         shape = broadcast_shapes(shape, ins[i].sizes(), name);
       } catch (const TorchError&) {
         std::string all;
-        for (int k = 0; k < n; k++) all += (k ? (k + 1 == n ? " and " : ", ") : "") + shape_str(ins[k].sizes());
+        for (int k = 0; k < n; k++)
+          all += (k ? (k + 1 == n ? " and " : ", ") : "") + shape_str(ins[k].sizes());
         fail(ErrorKind::Runtime, name, ": shapes ", all, " cannot be broadcast together");
       }
     } else if (ins[i].sizes() != shape) {
@@ -103,9 +104,12 @@ ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor
   // `where` keeps its bool condition out of promotion
   int first = spec.promote_inputs ? 0 : 1;
   ScalarType compute;
-  if (n - first == 1) compute = ins[first].dtype();
-  else if (n - first == 2) compute = result_type({ins[first], ins[first + 1]});
-  else compute = result_type({ins[first], ins[first + 1], ins[first + 2]});
+  if (n - first == 1)
+    compute = ins[first].dtype();
+  else if (n - first == 2)
+    compute = result_type({ins[first], ins[first + 1]});
+  else
+    compute = result_type({ins[first], ins[first + 1], ins[first + 2]});
   if (spec.int_to_float && !is_floating(compute)) compute = default_dtype();
   ScalarType res = spec.bool_out ? ScalarType::Bool : compute;
   // 16-bit floats meet Python numbers in float32, as PyTorch's kernels do: the number keeps
@@ -129,13 +133,17 @@ ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor
     TC_CHECK(can_cast(res, out.dtype()), Runtime, opname, ": result type ", dtype_name(res),
              " can't be cast to the desired output type ", dtype_name(out.dtype()));
     for (int64_t d = 0; d < out.dim() && out.numel() > 0; d++)
-      TC_CHECK(out.stride(d) != 0 || out.size(d) <= 1, Runtime, opname, ": unsupported operation: "
-               "more than one element of the written-to tensor (shape ", shape_str(out.sizes()),
-               ", strides ", shape_str(out.strides()), ") refers to a single memory location. "
+      TC_CHECK(out.stride(d) != 0 || out.size(d) <= 1, Runtime, opname,
+               ": unsupported operation: "
+               "more than one element of the written-to tensor (shape ",
+               shape_str(out.sizes()), ", strides ", shape_str(out.strides()),
+               ") refers to a single memory location. "
                "Please clone() the tensor before performing the operation.");
     for (int i = 0; i < n; i++)
-      TC_CHECK(!may_overlap(out, ins[i]) || (ins[i].data() == out.data() && ins[i].strides() ==
-               out.strides() && ins[i].dtype() == out.dtype()), Runtime, opname,
+      TC_CHECK(!may_overlap(out, ins[i]) ||
+                   (ins[i].data() == out.data() && ins[i].strides() == out.strides() &&
+                    ins[i].dtype() == out.dtype()),
+               Runtime, opname,
                ": unsupported operation: some elements of the input tensor and the written-to "
                "tensor refer to a single memory location. Please clone() the tensor before "
                "performing the operation.");
@@ -145,7 +153,8 @@ ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor
     it.written_ = out;
   } else {
     it.out_ = empty(shape, kernel_res, device);
-    if (out.defined() || kernel_res != res) it.user_out_ = out.defined() ? out : empty(shape, res, device);
+    if (out.defined() || kernel_res != res)
+      it.user_out_ = out.defined() ? out : empty(shape, res, device);
   }
   for (int i = first; i < n; i++)
     if (ins[i].dtype() != compute) ins[i] = to_dtype(ins[i], compute);
@@ -223,7 +232,8 @@ void ElementwiseIter::plan(const Shape& shape, const Tensor* ops) {
     shape_.push_back(1);
     for (int k = 0; k < ntensors; k++) strides_[k].push_back(0);
   }
-  TC_CHECK(shape_.size() <= 16, NotImplemented, "tensors whose layout needs more than 16 "
+  TC_CHECK(shape_.size() <= 16, NotImplemented,
+           "tensors whose layout needs more than 16 "
            "dimensions after merging are not supported");
 }
 

@@ -105,10 +105,10 @@ class ElementwiseIter {
   void plan(const Shape& shape, const Tensor* ops);
 
   Tensor out_, user_out_, written_;  // written_: a user tensor the kernel writes directly
-  Tensor operands_[kMaxOperands];  // keeps casted/cloned inputs alive while base_ points in
+  Tensor operands_[kMaxOperands];    // keeps casted/cloned inputs alive while base_ points in
   ScalarType compute_dtype_ = ScalarType::Float;
   int64_t numel_ = 0;
-  Shape shape_;                          // fastest dim first, merged
+  Shape shape_;                              // fastest dim first, merged
   SmallVec<int64_t> strides_[kMaxOperands];  // bytes, per operand, same order as shape_
   char* base_[kMaxOperands] = {};
 };
@@ -143,7 +143,8 @@ TC_MULTIVERSION void unary_loop(char** d, const int64_t* s, int64_t n, const F& 
     for (int64_t i = 0; i < n; i++) o[i] = R(f(A(a[i])));
   } else {
     for (int64_t i = 0; i < n; i++)
-      *reinterpret_cast<R*>(d[0] + i * s[0]) = R(f(A(*reinterpret_cast<const T*>(d[1] + i * s[1]))));
+      *reinterpret_cast<R*>(d[0] + i * s[0]) =
+          R(f(A(*reinterpret_cast<const T*>(d[1] + i * s[1]))));
   }
 }
 

@@ -19,18 +19,29 @@ struct SubF {
 };
 
 // Integer division that never traps: by zero flags an error, MIN / -1 wraps.
-template <class A> A int_div_trunc(A x, A y) {
-  if (y == 0) { flag_kernel_error(KernelError::IntDivByZero); return 0; }
-  if constexpr (std::is_signed_v<A>) if (y == -1) return A(0 - x);
+template <class A>
+A int_div_trunc(A x, A y) {
+  if (y == 0) {
+    flag_kernel_error(KernelError::IntDivByZero);
+    return 0;
+  }
+  if constexpr (std::is_signed_v<A>)
+    if (y == -1) return A(0 - x);
   return A(x / y);
 }
-template <class A> A int_mod_trunc(A x, A y) {
-  if (y == 0) { flag_kernel_error(KernelError::IntDivByZero); return 0; }
-  if constexpr (std::is_signed_v<A>) if (y == -1) return 0;
+template <class A>
+A int_mod_trunc(A x, A y) {
+  if (y == 0) {
+    flag_kernel_error(KernelError::IntDivByZero);
+    return 0;
+  }
+  if constexpr (std::is_signed_v<A>)
+    if (y == -1) return 0;
   return A(x % y);
 }
 
-template <class A> A div_floor_impl(A x, A y) {
+template <class A>
+A div_floor_impl(A x, A y) {
   if constexpr (std::is_floating_point_v<A>) {
     if (y == 0) return x / y;
     A m = std::fmod(x, y), q = (x - m) / y;
@@ -40,29 +51,39 @@ template <class A> A div_floor_impl(A x, A y) {
     return q == 0 ? std::copysign(A(0), x / y) : fq;
   } else {
     A q = int_div_trunc(x, y);
-    if constexpr (std::is_signed_v<A>) if (y != 0 && x % y != 0 && ((x < 0) != (y < 0))) q -= 1;
+    if constexpr (std::is_signed_v<A>)
+      if (y != 0 && x % y != 0 && ((x < 0) != (y < 0))) q -= 1;
     return q;
   }
 }
-template <class A> A div_trunc_impl(A x, A y) {
-  if constexpr (std::is_floating_point_v<A>) return std::trunc(x / y);
-  else return int_div_trunc(x, y);
+template <class A>
+A div_trunc_impl(A x, A y) {
+  if constexpr (std::is_floating_point_v<A>)
+    return std::trunc(x / y);
+  else
+    return int_div_trunc(x, y);
 }
-template <class A> A remainder_impl(A x, A y) {  // sign of the divisor, like Python's %
+template <class A>
+A remainder_impl(A x, A y) {  // sign of the divisor, like Python's %
   if constexpr (std::is_floating_point_v<A>) {
     A m = std::fmod(x, y);
     return (m != 0 && ((y < 0) != (m < 0))) ? m + y : m;
   } else {
     A m = int_mod_trunc(x, y);
-    if constexpr (std::is_signed_v<A>) if (m != 0 && ((y < 0) != (m < 0))) m += y;
+    if constexpr (std::is_signed_v<A>)
+      if (m != 0 && ((y < 0) != (m < 0))) m += y;
     return m;
   }
 }
-template <class A> A fmod_impl(A x, A y) {
-  if constexpr (std::is_floating_point_v<A>) return std::fmod(x, y);
-  else return int_mod_trunc(x, y);
+template <class A>
+A fmod_impl(A x, A y) {
+  if constexpr (std::is_floating_point_v<A>)
+    return std::fmod(x, y);
+  else
+    return int_mod_trunc(x, y);
 }
-template <class A> A pow_impl(A x, A y) {
+template <class A>
+A pow_impl(A x, A y) {
   if constexpr (std::is_floating_point_v<A>) {
     return std::pow(x, y);
   } else if constexpr (std::is_same_v<A, bool>) {
@@ -84,16 +105,20 @@ template <class A> A pow_impl(A x, A y) {
     return r;
   }
 }
-template <class A> A max_impl(A x, A y) {
-  if constexpr (std::is_floating_point_v<A>) if (x != x || y != y) return x != x ? x : y;
+template <class A>
+A max_impl(A x, A y) {
+  if constexpr (std::is_floating_point_v<A>)
+    if (x != x || y != y) return x != x ? x : y;
   return x > y ? x : y;
 }
-template <class A> A min_impl(A x, A y) {
-  if constexpr (std::is_floating_point_v<A>) if (x != x || y != y) return x != x ? x : y;
+template <class A>
+A min_impl(A x, A y) {
+  if constexpr (std::is_floating_point_v<A>)
+    if (x != x || y != y) return x != x ? x : y;
   return x < y ? x : y;
 }
 
-TC_FN2(MulF, x * y)
+TC_FN2(MulF, x* y)
 TC_FN2(DivF, x / y)
 TC_FN2(DivFloorF, div_floor_impl(x, y))
 TC_FN2(DivTruncF, div_trunc_impl(x, y))
@@ -103,7 +128,7 @@ TC_FN2(FmodF, fmod_impl(x, y))
 TC_FN2(RemainderF, remainder_impl(x, y))
 TC_FN2(MaximumF, max_impl(x, y))
 TC_FN2(MinimumF, min_impl(x, y))
-TC_FN2(BitAndF, x & y)
+TC_FN2(BitAndF, x& y)
 TC_FN2(BitOrF, x | y)
 TC_FN2(BitXorF, x ^ y)
 

@@ -27,57 +27,61 @@ struct AddcdivF {
 template <class T, template <class> class>
 struct where_kernel {
   static void run(ElementwiseIter& it) {
-  it.for_each([](char** d, const int64_t* s, int64_t n) {
-    for (int64_t i = 0; i < n; i++)
-      *reinterpret_cast<T*>(d[0] + i * s[0]) = *reinterpret_cast<const bool*>(d[1] + i * s[1])
-                                                   ? *reinterpret_cast<const T*>(d[2] + i * s[2])
-                                                   : *reinterpret_cast<const T*>(d[3] + i * s[3]);
-  });
-}
+    it.for_each([](char** d, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; i++)
+        *reinterpret_cast<T*>(d[0] + i * s[0]) = *reinterpret_cast<const bool*>(d[1] + i * s[1])
+                                                     ? *reinterpret_cast<const T*>(d[2] + i * s[2])
+                                                     : *reinterpret_cast<const T*>(d[3] + i * s[3]);
+    });
+  }
 };
-template <class> struct NoF {};
+template <class>
+struct NoF {};
 
 // Casts go through the compute types: 16-bit floats via float; to bool means "non-zero".
-template <class D, class S> inline D cast_value(S s) {
+template <class D, class S>
+inline D cast_value(S s) {
   using AD = typename AccOf<D>::type;
   using AS = typename AccOf<S>::type;
-  if constexpr (std::is_same_v<D, bool>) return AS(s) != AS(0);
-  else return D(static_cast<AD>(AS(s)));
+  if constexpr (std::is_same_v<D, bool>)
+    return AS(s) != AS(0);
+  else
+    return D(static_cast<AD>(AS(s)));
 }
 
 template <class D, template <class> class>
 struct copy_kernel {
   static void run(ElementwiseIter& it) {
-  visit_dtype(it.input_dtype, [&](auto sv) {
-    using S = decltype(sv);
-    it.for_each([](char** d, const int64_t* s, int64_t n) {
-      if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
-        D* o = reinterpret_cast<D*>(d[0]);
-        const S* a = reinterpret_cast<const S*>(d[1]);
-        for (int64_t i = 0; i < n; i++) o[i] = cast_value<D, S>(a[i]);
-      } else {
-        for (int64_t i = 0; i < n; i++)
-          *reinterpret_cast<D*>(d[0] + i * s[0]) =
-              cast_value<D, S>(*reinterpret_cast<const S*>(d[1] + i * s[1]));
-      }
+    visit_dtype(it.input_dtype, [&](auto sv) {
+      using S = decltype(sv);
+      it.for_each([](char** d, const int64_t* s, int64_t n) {
+        if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
+          D* o = reinterpret_cast<D*>(d[0]);
+          const S* a = reinterpret_cast<const S*>(d[1]);
+          for (int64_t i = 0; i < n; i++) o[i] = cast_value<D, S>(a[i]);
+        } else {
+          for (int64_t i = 0; i < n; i++)
+            *reinterpret_cast<D*>(d[0] + i * s[0]) =
+                cast_value<D, S>(*reinterpret_cast<const S*>(d[1] + i * s[1]));
+        }
+      });
     });
-  });
-}
+  }
 };
 
 template <class T, template <class> class>
 struct fill_kernel {
   static void run(ElementwiseIter& it) {
-  const T v = it.args[0].to<T>();
-  it.for_each([v](char** d, const int64_t* s, int64_t n) {
-    if (s[0] == sizeof(T)) {
-      T* o = reinterpret_cast<T*>(d[0]);
-      for (int64_t i = 0; i < n; i++) o[i] = v;
-    } else {
-      for (int64_t i = 0; i < n; i++) *reinterpret_cast<T*>(d[0] + i * s[0]) = v;
-    }
-  });
-}
+    const T v = it.args[0].to<T>();
+    it.for_each([v](char** d, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(T)) {
+        T* o = reinterpret_cast<T*>(d[0]);
+        for (int64_t i = 0; i < n; i++) o[i] = v;
+      } else {
+        for (int64_t i = 0; i < n; i++) *reinterpret_cast<T*>(d[0] + i * s[0]) = v;
+      }
+    });
+  }
 };
 
 void register_misc_kernels() {

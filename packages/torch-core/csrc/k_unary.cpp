@@ -30,30 +30,46 @@ static inline float vec_expf(float x) {
   return x != x ? x : y;
 }
 
-template <class A> A exp_impl(A x) {
-  if constexpr (std::is_same_v<A, float>) return vec_expf(x);
-  else return std::exp(x);
+template <class A>
+A exp_impl(A x) {
+  if constexpr (std::is_same_v<A, float>)
+    return vec_expf(x);
+  else
+    return std::exp(x);
 }
 
 // Inverse error function: a rational first guess refined by Newton steps on erf.
-template <class A> A erfinv_impl(A y) {
+template <class A>
+A erfinv_impl(A y) {
   double x = double(y);
-  if (x <= -1) return x == -1 ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::quiet_NaN();
-  if (x >= 1) return x == 1 ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::quiet_NaN();
+  if (x <= -1)
+    return x == -1 ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::quiet_NaN();
+  if (x >= 1)
+    return x == 1 ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::quiet_NaN();
   if (x != x) return A(x);
   double w = -std::log((1.0 - x) * (1.0 + x)), r;
   if (w < 5.0) {
     w -= 2.5;
     r = 2.81022636e-08;
-    r = 3.43273939e-07 + r * w; r = -3.5233877e-06 + r * w; r = -4.39150654e-06 + r * w;
-    r = 0.00021858087 + r * w; r = -0.00125372503 + r * w; r = -0.00417768164 + r * w;
-    r = 0.246640727 + r * w; r = 1.50140941 + r * w;
+    r = 3.43273939e-07 + r * w;
+    r = -3.5233877e-06 + r * w;
+    r = -4.39150654e-06 + r * w;
+    r = 0.00021858087 + r * w;
+    r = -0.00125372503 + r * w;
+    r = -0.00417768164 + r * w;
+    r = 0.246640727 + r * w;
+    r = 1.50140941 + r * w;
   } else {
     w = std::sqrt(w) - 3.0;
     r = -0.000200214257;
-    r = 0.000100950558 + r * w; r = 0.00134934322 + r * w; r = -0.00367342844 + r * w;
-    r = 0.00573950773 + r * w; r = -0.0076224613 + r * w; r = 0.00943887047 + r * w;
-    r = 1.00167406 + r * w; r = 2.83297682 + r * w;
+    r = 0.000100950558 + r * w;
+    r = 0.00134934322 + r * w;
+    r = -0.00367342844 + r * w;
+    r = 0.00573950773 + r * w;
+    r = -0.0076224613 + r * w;
+    r = 0.00943887047 + r * w;
+    r = 1.00167406 + r * w;
+    r = 2.83297682 + r * w;
   }
   r *= x;
   for (int i = 0; i < 2; i++)  // Newton: erf(r) = x
@@ -84,28 +100,59 @@ TC_FN1(ErfF, std::erf(x))
 TC_FN1(ErfinvF, erfinv_impl(x))
 TC_FN1(ReciprocalF, A(1) / x)
 
-template <class A> A abs_impl(A x) {
-  if constexpr (std::is_unsigned_v<A> || std::is_same_v<A, bool>) return x;
-  else if constexpr (std::is_integral_v<A>) return x < 0 ? A(0 - x) : x;  // wraps at the minimum
-  else return std::fabs(x);
+template <class A>
+A abs_impl(A x) {
+  if constexpr (std::is_unsigned_v<A> || std::is_same_v<A, bool>)
+    return x;
+  else if constexpr (std::is_integral_v<A>)
+    return x < 0 ? A(0 - x) : x;  // wraps at the minimum
+  else
+    return std::fabs(x);
 }
-template <class A> A sign_impl(A x) {
-  if constexpr (std::is_same_v<A, bool>) return x;
-  else if constexpr (std::is_floating_point_v<A>) return x != x ? A(0) : A((A(0) < x) - (x < A(0)));
-  else return A((A(0) < x) - (x < A(0)));
+template <class A>
+A sign_impl(A x) {
+  if constexpr (std::is_same_v<A, bool>)
+    return x;
+  else if constexpr (std::is_floating_point_v<A>)
+    return x != x ? A(0) : A((A(0) < x) - (x < A(0)));
+  else
+    return A((A(0) < x) - (x < A(0)));
 }
-template <class A> A rounding(A x, A (*f)(A)) {
-  if constexpr (std::is_floating_point_v<A>) return f(x);
-  else return x;  // integers are already integral
+template <class A>
+A rounding(A x, A (*f)(A)) {
+  if constexpr (std::is_floating_point_v<A>)
+    return f(x);
+  else
+    return x;  // integers are already integral
 }
 
 TC_FN1(AbsF, abs_impl(x))
 TC_FN1(NegF, A(0) - x)
 TC_FN1(SignF, sign_impl(x))
-TC_FN1(FloorF, rounding<A>(x, [](A v) { if constexpr (std::is_floating_point_v<A>) return std::floor(v); else return v; }))
-TC_FN1(CeilF, rounding<A>(x, [](A v) { if constexpr (std::is_floating_point_v<A>) return std::ceil(v); else return v; }))
-TC_FN1(RoundF, rounding<A>(x, [](A v) { if constexpr (std::is_floating_point_v<A>) return std::nearbyint(v); else return v; }))
-TC_FN1(TruncF, rounding<A>(x, [](A v) { if constexpr (std::is_floating_point_v<A>) return std::trunc(v); else return v; }))
+TC_FN1(FloorF, rounding<A>(x, [](A v) {
+         if constexpr (std::is_floating_point_v<A>)
+           return std::floor(v);
+         else
+           return v;
+       }))
+TC_FN1(CeilF, rounding<A>(x, [](A v) {
+         if constexpr (std::is_floating_point_v<A>)
+           return std::ceil(v);
+         else
+           return v;
+       }))
+TC_FN1(RoundF, rounding<A>(x, [](A v) {
+         if constexpr (std::is_floating_point_v<A>)
+           return std::nearbyint(v);
+         else
+           return v;
+       }))
+TC_FN1(TruncF, rounding<A>(x, [](A v) {
+         if constexpr (std::is_floating_point_v<A>)
+           return std::trunc(v);
+         else
+           return v;
+       }))
 TC_FN1(FracF, x - std::trunc(x))
 TC_FN1(BitwiseNotF, std::is_same_v<A, bool> ? A(!x) : A(~x))
 
@@ -116,14 +163,16 @@ TC_PRED1(LogicalNotF, !bool(x))
 
 void register_unary_kernels() {
 #define FLOAT_OP(op, F) reg<unary_kernel, F, TC_FLOATS>(Op::op);
-  FLOAT_OP(exp, ExpF) FLOAT_OP(exp2, Exp2F) FLOAT_OP(log, LogF) FLOAT_OP(log2, Log2F)
-  FLOAT_OP(log10, Log10F) FLOAT_OP(log1p, Log1pF) FLOAT_OP(expm1, Expm1F) FLOAT_OP(sqrt, SqrtF)
-  FLOAT_OP(rsqrt, RsqrtF) FLOAT_OP(sin, SinF) FLOAT_OP(cos, CosF) FLOAT_OP(tan, TanF)
-  FLOAT_OP(asin, AsinF) FLOAT_OP(acos, AcosF) FLOAT_OP(atan, AtanF) FLOAT_OP(sinh, SinhF)
-  FLOAT_OP(cosh, CoshF) FLOAT_OP(tanh, TanhF) FLOAT_OP(sigmoid, SigmoidF) FLOAT_OP(erf, ErfF)
-  FLOAT_OP(erfinv, ErfinvF) FLOAT_OP(reciprocal, ReciprocalF) FLOAT_OP(frac, FracF)
+  FLOAT_OP(exp, ExpF)
+  FLOAT_OP(exp2, Exp2F) FLOAT_OP(log, LogF) FLOAT_OP(log2, Log2F) FLOAT_OP(log10, Log10F)
+      FLOAT_OP(log1p, Log1pF) FLOAT_OP(expm1, Expm1F) FLOAT_OP(sqrt, SqrtF) FLOAT_OP(rsqrt, RsqrtF)
+          FLOAT_OP(sin, SinF) FLOAT_OP(cos, CosF) FLOAT_OP(tan, TanF) FLOAT_OP(asin, AsinF)
+              FLOAT_OP(acos, AcosF) FLOAT_OP(atan, AtanF) FLOAT_OP(sinh, SinhF)
+                  FLOAT_OP(cosh, CoshF) FLOAT_OP(tanh, TanhF) FLOAT_OP(sigmoid, SigmoidF)
+                      FLOAT_OP(erf, ErfF) FLOAT_OP(erfinv, ErfinvF)
+                          FLOAT_OP(reciprocal, ReciprocalF) FLOAT_OP(frac, FracF)
 #undef FLOAT_OP
-  reg<unary_kernel, AbsF, TC_NUMERIC>(Op::abs);
+                              reg<unary_kernel, AbsF, TC_NUMERIC>(Op::abs);
   reg<unary_kernel, NegF, TC_NUMERIC>(Op::neg);
   reg<unary_kernel, SignF, TC_ALL>(Op::sign);
   reg<unary_kernel, FloorF, TC_NUMERIC>(Op::floor);

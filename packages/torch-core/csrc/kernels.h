@@ -15,42 +15,44 @@ namespace tc {
 // run_elementwise turns it into an exception after the parallel loop.
 enum class KernelError : int { None = 0, IntDivByZero, NegativeIntPower };
 extern std::atomic<int> g_kernel_error;
-inline void flag_kernel_error(KernelError e) { g_kernel_error.store(int(e), std::memory_order_relaxed); }
+inline void flag_kernel_error(KernelError e) {
+  g_kernel_error.store(int(e), std::memory_order_relaxed);
+}
 
 template <class T, template <class> class F>
 struct unary_kernel {
   static void run(ElementwiseIter& it) {
-  F<typename AccOf<T>::type> f(it.args);
-  it.for_each([&](char** d, const int64_t* s, int64_t n) { unary_loop<T>(d, s, n, f); });
-}
+    F<typename AccOf<T>::type> f(it.args);
+    it.for_each([&](char** d, const int64_t* s, int64_t n) { unary_loop<T>(d, s, n, f); });
+  }
 };
 template <class T, template <class> class F>
 struct predicate_kernel {
   static void run(ElementwiseIter& it) {
-  F<typename AccOf<T>::type> f(it.args);
-  it.for_each([&](char** d, const int64_t* s, int64_t n) { unary_loop<T, bool>(d, s, n, f); });
-}
+    F<typename AccOf<T>::type> f(it.args);
+    it.for_each([&](char** d, const int64_t* s, int64_t n) { unary_loop<T, bool>(d, s, n, f); });
+  }
 };
 template <class T, template <class> class F>
 struct binary_kernel {
   static void run(ElementwiseIter& it) {
-  F<typename AccOf<T>::type> f(it.args);
-  it.for_each([&](char** d, const int64_t* s, int64_t n) { binary_loop<T>(d, s, n, f); });
-}
+    F<typename AccOf<T>::type> f(it.args);
+    it.for_each([&](char** d, const int64_t* s, int64_t n) { binary_loop<T>(d, s, n, f); });
+  }
 };
 template <class T, template <class> class F>
 struct compare_kernel {
   static void run(ElementwiseIter& it) {
-  F<typename AccOf<T>::type> f(it.args);
-  it.for_each([&](char** d, const int64_t* s, int64_t n) { binary_loop<T, bool>(d, s, n, f); });
-}
+    F<typename AccOf<T>::type> f(it.args);
+    it.for_each([&](char** d, const int64_t* s, int64_t n) { binary_loop<T, bool>(d, s, n, f); });
+  }
 };
 template <class T, template <class> class F>
 struct ternary_kernel {
   static void run(ElementwiseIter& it) {
-  F<typename AccOf<T>::type> f(it.args);
-  it.for_each([&](char** d, const int64_t* s, int64_t n) { ternary_loop<T>(d, s, n, f); });
-}
+    F<typename AccOf<T>::type> f(it.args);
+    it.for_each([&](char** d, const int64_t* s, int64_t n) { ternary_loop<T>(d, s, n, f); });
+  }
 };
 
 template <template <class, template <class> class> class K, template <class> class F, class... Ts>
@@ -65,28 +67,28 @@ void reg(Op op) {
 #define TC_ALL bool, TC_NUMERIC
 
 // A functor without scalar arguments: TC_FN1(Name, expr in x) / TC_FN2(Name, expr in x, y)
-#define TC_FN1(Name, ...)                                  \
-  template <class A>                                       \
-  struct Name {                                            \
-    explicit Name(const Scalar*) {}                        \
-    A operator()(A x) const { return A(__VA_ARGS__); }     \
+#define TC_FN1(Name, ...)                              \
+  template <class A>                                   \
+  struct Name {                                        \
+    explicit Name(const Scalar*) {}                    \
+    A operator()(A x) const { return A(__VA_ARGS__); } \
   };
-#define TC_FN2(Name, ...)                                  \
-  template <class A>                                       \
-  struct Name {                                            \
-    explicit Name(const Scalar*) {}                        \
+#define TC_FN2(Name, ...)                                   \
+  template <class A>                                        \
+  struct Name {                                             \
+    explicit Name(const Scalar*) {}                         \
     A operator()(A x, A y) const { return A(__VA_ARGS__); } \
   };
-#define TC_PRED1(Name, ...)                                \
-  template <class A>                                       \
-  struct Name {                                            \
-    explicit Name(const Scalar*) {}                        \
-    bool operator()(A x) const { return __VA_ARGS__; }     \
+#define TC_PRED1(Name, ...)                            \
+  template <class A>                                   \
+  struct Name {                                        \
+    explicit Name(const Scalar*) {}                    \
+    bool operator()(A x) const { return __VA_ARGS__; } \
   };
-#define TC_PRED2(Name, ...)                                \
-  template <class A>                                       \
-  struct Name {                                            \
-    explicit Name(const Scalar*) {}                        \
+#define TC_PRED2(Name, ...)                                 \
+  template <class A>                                        \
+  struct Name {                                             \
+    explicit Name(const Scalar*) {}                         \
     bool operator()(A x, A y) const { return __VA_ARGS__; } \
   };
 

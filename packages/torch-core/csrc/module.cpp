@@ -31,9 +31,13 @@ Device to_device_arg(py::handle h) {
   std::string s = h.cast<std::string>();
   Device d;
   std::string type = s.substr(0, s.find(':'));
-  if (type == "cpu") d.type = DeviceType::CPU;
-  else if (type == "cuda") d.type = DeviceType::CUDA;
-  else fail(ErrorKind::Runtime, "Expected one of cpu, cuda device type at start of device string: ", s);
+  if (type == "cpu")
+    d.type = DeviceType::CPU;
+  else if (type == "cuda")
+    d.type = DeviceType::CUDA;
+  else
+    fail(ErrorKind::Runtime,
+         "Expected one of cpu, cuda device type at start of device string: ", s);
   if (s.find(':') != std::string::npos) {
     std::string idx = s.substr(s.find(':') + 1);
     TC_CHECK(!idx.empty() && idx.find_first_not_of("0123456789") == std::string::npos, Runtime,
@@ -53,19 +57,24 @@ Scalar to_scalar(py::handle h, const char* op, const char* arg) {
   if (PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    TC_CHECK(!overflow, Runtime, op, ": value for argument '", arg, "' cannot be converted to int64 "
+    TC_CHECK(!overflow, Runtime, op, ": value for argument '", arg,
+             "' cannot be converted to int64 "
              "without overflow");
     return Scalar::from_int(v);
   }
   if (PyFloat_Check(o)) return Scalar::from_double(PyFloat_AS_DOUBLE(o));
   if (py::isinstance<Tensor>(h)) {
     const Tensor& t = h.cast<const Tensor&>();
-    TC_CHECK(t.numel() == 1, Runtime, op, ": argument '", arg, "' must be a number or a one-element "
-             "tensor, got a tensor of shape ", shape_str(t.sizes()));
+    TC_CHECK(t.numel() == 1, Runtime, op, ": argument '", arg,
+             "' must be a number or a one-element "
+             "tensor, got a tensor of shape ",
+             shape_str(t.sizes()));
     return item(t);
   }
-  if (PyObject_HasAttrString(o, "__index__")) return Scalar::from_int(h.attr("__index__")().cast<int64_t>());
-  if (PyObject_HasAttrString(o, "__float__")) return Scalar::from_double(h.attr("__float__")().cast<double>());
+  if (PyObject_HasAttrString(o, "__index__"))
+    return Scalar::from_int(h.attr("__index__")().cast<int64_t>());
+  if (PyObject_HasAttrString(o, "__float__"))
+    return Scalar::from_double(h.attr("__float__")().cast<double>());
   fail(ErrorKind::Type, op, "(): argument '", arg, "' must be a Number, not ",
        std::string(py::str(h.get_type().attr("__name__"))));
 }
@@ -73,7 +82,8 @@ Scalar to_scalar(py::handle h, const char* op, const char* arg) {
 Tensor tensor_or_scalar(py::handle h, const char* op, const char* arg) {
   if (py::isinstance<Tensor>(h)) return h.cast<const Tensor&>();
   PyObject* o = h.ptr();
-  if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o)) return wrap_scalar(to_scalar(h, op, arg));
+  if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o))
+    return wrap_scalar(to_scalar(h, op, arg));
   fail(ErrorKind::Type, op, "(): argument '", arg, "' must be Tensor or Number, not ",
        std::string(py::str(h.get_type().attr("__name__"))));
 }
@@ -122,9 +132,7 @@ py::object size_object(const Shape& s) {
   return g_size_class ? g_size_class(t) : py::object(t);
 }
 
-Generator* opt_generator(py::handle h) {
-  return h.is_none() ? nullptr : &h.cast<Generator&>();
-}
+Generator* opt_generator(py::handle h) { return h.is_none() ? nullptr : &h.cast<Generator&>(); }
 
 py::object wrap_result(py::handle self, const Tensor& r) {
   return py::reinterpret_borrow<py::object>(self);
@@ -146,11 +154,20 @@ PYBIND11_MODULE(_C, m) {
     } catch (const TorchError& e) {
       PyObject* type = PyExc_RuntimeError;
       switch (e.kind) {
-        case ErrorKind::Index: type = PyExc_IndexError; break;
-        case ErrorKind::Type: type = PyExc_TypeError; break;
-        case ErrorKind::Value: type = PyExc_ValueError; break;
-        case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
-        default: break;
+        case ErrorKind::Index:
+          type = PyExc_IndexError;
+          break;
+        case ErrorKind::Type:
+          type = PyExc_TypeError;
+          break;
+        case ErrorKind::Value:
+          type = PyExc_ValueError;
+          break;
+        case ErrorKind::NotImplemented:
+          type = PyExc_NotImplementedError;
+          break;
+        default:
+          break;
       }
       PyErr_SetString(type, e.what());
     } catch (const std::bad_alloc&) {
@@ -160,10 +177,12 @@ PYBIND11_MODULE(_C, m) {
 
   // ---------------------------------------------------------------- dtypes
   py::class_<DTypeObj>(m, "dtype", "A tensor element type, e.g. torch.float32.")
-      .def_property_readonly("is_floating_point", [](const DTypeObj& d) { return is_floating(d.type); })
-      .def_property_readonly("is_signed", [](const DTypeObj& d) {
-        return d.type != ScalarType::Bool && d.type != ScalarType::Byte;
-      })
+      .def_property_readonly("is_floating_point",
+                             [](const DTypeObj& d) { return is_floating(d.type); })
+      .def_property_readonly("is_signed",
+                             [](const DTypeObj& d) {
+                               return d.type != ScalarType::Bool && d.type != ScalarType::Byte;
+                             })
       .def_property_readonly("is_complex", [](const DTypeObj&) { return false; })
       .def_property_readonly("itemsize", [](const DTypeObj& d) { return itemsize(d.type); })
       .def("__repr__", [](const DTypeObj& d) { return std::string("torch.") + dtype_name(d.type); })
@@ -176,9 +195,11 @@ PYBIND11_MODULE(_C, m) {
   }
   m.def("_dtype_legacy_name", [](const DTypeObj& d) { return legacy_name(d.type); });
   m.def("get_default_dtype", []() { return dtype_object(default_dtype()); });
-  m.def("set_default_dtype", [](py::handle d) { set_default_dtype(to_dtype_arg(d, "set_default_dtype")); });
+  m.def("set_default_dtype",
+        [](py::handle d) { set_default_dtype(to_dtype_arg(d, "set_default_dtype")); });
   m.def("promote_types", [](py::handle a, py::handle b) {
-    return dtype_object(promote_types(to_dtype_arg(a, "promote_types"), to_dtype_arg(b, "promote_types")));
+    return dtype_object(
+        promote_types(to_dtype_arg(a, "promote_types"), to_dtype_arg(b, "promote_types")));
   });
   m.def("can_cast", [](py::handle a, py::handle b) {
     return can_cast(to_dtype_arg(a, "can_cast"), to_dtype_arg(b, "can_cast"));
@@ -189,25 +210,31 @@ PYBIND11_MODULE(_C, m) {
   });
 
   // ---------------------------------------------------------------- devices
-  py::class_<Device>(m, "device", "Where a tensor lives: torch.device('cpu'), torch.device('cuda', 0).")
+  py::class_<Device>(m, "device",
+                     "Where a tensor lives: torch.device('cpu'), torch.device('cuda', 0).")
       .def(py::init([](py::handle spec) { return to_device_arg(spec); }))
       .def(py::init([](const std::string& type, int index) {
         Device d = to_device_arg(py::str(type));
         d.index = index;
         return d;
       }))
-      .def_property_readonly("type", [](const Device& d) { return d.type == DeviceType::CPU ? "cpu" : "cuda"; })
-      .def_property_readonly("index", [](const Device& d) -> py::object {
-        return d.index < 0 ? py::none() : py::object(py::int_(d.index));
-      })
+      .def_property_readonly(
+          "type", [](const Device& d) { return d.type == DeviceType::CPU ? "cpu" : "cuda"; })
+      .def_property_readonly("index",
+                             [](const Device& d) -> py::object {
+                               return d.index < 0 ? py::none() : py::object(py::int_(d.index));
+                             })
       .def("__str__", &Device::str)
-      .def("__repr__", [](const Device& d) {
-        std::string r = std::string("device(type='") + (d.type == DeviceType::CPU ? "cpu" : "cuda") + "'";
-        return d.index >= 0 ? r + ", index=" + std::to_string(d.index) + ")" : r + ")";
-      })
-      .def("__eq__", [](const Device& a, py::handle b) {
-        return py::isinstance<Device>(b) && a == b.cast<Device>();
-      })
+      .def("__repr__",
+           [](const Device& d) {
+             std::string r =
+                 std::string("device(type='") + (d.type == DeviceType::CPU ? "cpu" : "cuda") + "'";
+             return d.index >= 0 ? r + ", index=" + std::to_string(d.index) + ")" : r + ")";
+           })
+      .def("__eq__",
+           [](const Device& a, py::handle b) {
+             return py::isinstance<Device>(b) && a == b.cast<Device>();
+           })
       .def("__hash__", [](const Device& d) { return int(d.type) * 1000 + d.index; })
       .def("__reduce__", [](py::handle self) {
         return py::make_tuple(self.get_type(), py::make_tuple(py::str(self)));
@@ -217,28 +244,32 @@ PYBIND11_MODULE(_C, m) {
   // ---------------------------------------------------------------- random
   py::class_<Generator>(m, "Generator", "A source of random numbers (Mersenne Twister).")
       .def(py::init([](py::handle device) { return Generator(); }), py::arg("device") = "cpu")
-      .def("manual_seed", [](py::handle self, int64_t s) {
-        self.cast<Generator&>().manual_seed(uint64_t(s));
-        return py::reinterpret_borrow<py::object>(self);
-      })
+      .def("manual_seed",
+           [](py::handle self, int64_t s) {
+             self.cast<Generator&>().manual_seed(uint64_t(s));
+             return py::reinterpret_borrow<py::object>(self);
+           })
       .def("initial_seed", [](const Generator& g) { return g.initial_seed; })
-      .def("seed", [](Generator& g) {
-        uint64_t s = std::random_device()() | (uint64_t(std::random_device()()) << 32);
-        g.manual_seed(s >> 1);
-        return s >> 1;
-      })
-      .def("get_state", [](const Generator& g) {
-        std::ostringstream ss;
-        ss << g.initial_seed << ' ' << g.engine;
-        return py::bytes(ss.str());
-      })
-      .def("set_state", [](Generator& g, py::bytes state) {
-        std::istringstream ss{std::string(state)};
-        Generator fresh;
-        ss >> fresh.initial_seed >> fresh.engine;
-        TC_CHECK(!ss.fail(), Runtime, "Generator.set_state: invalid state");
-        g = fresh;
-      })
+      .def("seed",
+           [](Generator& g) {
+             uint64_t s = std::random_device()() | (uint64_t(std::random_device()()) << 32);
+             g.manual_seed(s >> 1);
+             return s >> 1;
+           })
+      .def("get_state",
+           [](const Generator& g) {
+             std::ostringstream ss;
+             ss << g.initial_seed << ' ' << g.engine;
+             return py::bytes(ss.str());
+           })
+      .def("set_state",
+           [](Generator& g, py::bytes state) {
+             std::istringstream ss{std::string(state)};
+             Generator fresh;
+             ss >> fresh.initial_seed >> fresh.engine;
+             TC_CHECK(!ss.fail(), Runtime, "Generator.set_state: invalid state");
+             g = fresh;
+           })
       .def_property_readonly("device", [](const Generator&) { return Device(); });
   m.attr("Generator").attr("__module__") = "torch";
   m.attr("default_generator") = py::cast(&default_generator(), py::return_value_policy::reference);
@@ -247,7 +278,8 @@ PYBIND11_MODULE(_C, m) {
     return py::module_::import("torch._C").attr("default_generator");
   });
 
-  m.def("set_num_threads", &set_num_threads, "Sets the number of threads used by kernels and BLAS.");
+  m.def("set_num_threads", &set_num_threads,
+        "Sets the number of threads used by kernels and BLAS.");
   m.def("get_num_threads", &get_num_threads, "Number of threads used by kernels and BLAS.");
   m.def("_set_size_class", [](py::object cls) { g_size_class = cls; });
 

@@ -4,8 +4,18 @@
 namespace tc {
 
 ElementwiseSpec spec_of(Op op) {
-  enum Group { unary_float, unary, predicate, binary, binary_float, compare, ternary, movement,
-               reduce, blas };
+  enum Group {
+    unary_float,
+    unary,
+    predicate,
+    binary,
+    binary_float,
+    compare,
+    ternary,
+    movement,
+    reduce,
+    blas
+  };
   static const Group groups[] = {
 #define TC_OP_GROUP(name, group) group,
       TC_FORALL_OPS(TC_OP_GROUP)
@@ -32,7 +42,8 @@ Tensor unary(Op op, const Tensor& x, const Tensor& out) {
 
 Tensor binary(Op op, const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha) {
   if ((op == Op::sub) && a.dtype() == ScalarType::Bool && b.dtype() == ScalarType::Bool)
-    fail(ErrorKind::Runtime, "sub: subtraction with two bool tensors is not supported; "
+    fail(ErrorKind::Runtime,
+         "sub: subtraction with two bool tensors is not supported; "
          "use logical_xor() instead");
   Tensor r = run_elementwise(spec_of(op), out, {a, b}, alpha);
   if (g_kernel_error.load(std::memory_order_relaxed)) raise_kernel_error(op);
@@ -40,8 +51,10 @@ Tensor binary(Op op, const Tensor& a, const Tensor& b, const Tensor& out, Scalar
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
-  TC_CHECK(cond.dtype() == ScalarType::Bool, Runtime, "where: expected condition to be a bool "
-           "tensor, but got ", dtype_name(cond.dtype()));
+  TC_CHECK(cond.dtype() == ScalarType::Bool, Runtime,
+           "where: expected condition to be a bool "
+           "tensor, but got ",
+           dtype_name(cond.dtype()));
   ElementwiseSpec s{Op::where};
   s.promote_inputs = false;
   return run_elementwise(s, out, {cond, a, b});
@@ -52,7 +65,8 @@ Tensor ternary(Op op, const Tensor& x, const Tensor& a, const Tensor& b, Scalar 
   ElementwiseSpec s{op};
   s.int_to_float = op == Op::lerp;
   if (op == Op::addcdiv)
-    TC_CHECK(is_floating(result_type({a, b})), Runtime, "addcdiv: integer division with addcdiv "
+    TC_CHECK(is_floating(result_type({a, b})), Runtime,
+             "addcdiv: integer division with addcdiv "
              "is not supported; use torch.div with rounding_mode instead");
   return run_elementwise(s, out, {x, a, b}, value);
 }

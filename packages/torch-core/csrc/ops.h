@@ -48,7 +48,10 @@ struct Generator {
   std::mt19937_64 engine;
   uint64_t initial_seed = 67280421310721ULL;
   Generator() { engine.seed(initial_seed); }
-  void manual_seed(uint64_t s) { initial_seed = s; engine.seed(s); }
+  void manual_seed(uint64_t s) {
+    initial_seed = s;
+    engine.seed(s);
+  }
   uint64_t next() { return engine(); }
   double uniform() { return double(engine() >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1)
 };
@@ -56,7 +59,7 @@ Generator& default_generator();
 void uniform_(const Tensor& t, double from, double to, Generator* g);
 void normal_(const Tensor& t, double mean, double std, Generator* g);
 void random_(const Tensor& t, int64_t low, int64_t high, Generator* g);  // [low, high)
-void bernoulli_(const Tensor& t, const Tensor& p, Generator* g);       // p broadcast to t
+void bernoulli_(const Tensor& t, const Tensor& p, Generator* g);         // p broadcast to t
 Tensor randperm(int64_t n, ScalarType dtype, Generator* g);
 Tensor multinomial(const Tensor& probs, int64_t n, bool replacement, Generator* g);
 

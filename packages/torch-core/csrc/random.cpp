@@ -26,13 +26,14 @@ static void fill_with(const Tensor& t, F draw) {
   if (!c.same(t)) copy_(t, c);
 }
 
-template <class T> static constexpr bool is_float_v = std::is_floating_point_v<typename AccOf<T>::type>;
+template <class T>
+static constexpr bool is_float_v = std::is_floating_point_v<typename AccOf<T>::type>;
 
 void uniform_(const Tensor& t, double from, double to, Generator* gp) {
   TC_CHECK(is_floating(t.dtype()), Runtime, "uniform_: expected a floating-point tensor, got ",
            dtype_name(t.dtype()));
-  TC_CHECK(from <= to, Runtime, "uniform_: expects to return a [from, to) range, but found from=",
-           from, " > to=", to);
+  TC_CHECK(from <= to, Runtime,
+           "uniform_: expects to return a [from, to) range, but found from=", from, " > to=", to);
   Generator& g = gen_or_default(gp);
   fill_with(t, [&](auto v) {
     using T = decltype(v);
@@ -90,8 +91,10 @@ void bernoulli_(const Tensor& t, const Tensor& p_in, Generator* gp) {
   const double* pp = p.data_as<double>();
   int64_t n = p.numel();
   for (int64_t i = 0; i < n; i++)
-    TC_CHECK(pp[i] >= 0 && pp[i] <= 1, Runtime, "bernoulli: expected all probabilities to be in "
-             "[0, 1], but got ", pp[i]);
+    TC_CHECK(pp[i] >= 0 && pp[i] <= 1, Runtime,
+             "bernoulli: expected all probabilities to be in "
+             "[0, 1], but got ",
+             pp[i]);
   Generator& g = gen_or_default(gp);
   int64_t i = 0;
   fill_with(t, [&](auto v) {
@@ -115,15 +118,20 @@ Tensor randperm(int64_t n, ScalarType dtype, Generator* gp) {
 }
 
 Tensor multinomial(const Tensor& probs, int64_t n, bool replacement, Generator* gp) {
-  TC_CHECK(probs.dim() == 1 || probs.dim() == 2, Runtime, "multinomial: prob_dist must be 1 or 2 "
-           "dim, got shape ", shape_str(probs.sizes()));
-  TC_CHECK(is_floating(probs.dtype()), Runtime, "multinomial: expected a floating-point tensor, got ",
-           dtype_name(probs.dtype()));
+  TC_CHECK(probs.dim() == 1 || probs.dim() == 2, Runtime,
+           "multinomial: prob_dist must be 1 or 2 "
+           "dim, got shape ",
+           shape_str(probs.sizes()));
+  TC_CHECK(is_floating(probs.dtype()), Runtime,
+           "multinomial: expected a floating-point tensor, got ", dtype_name(probs.dtype()));
   TC_CHECK(n > 0, Runtime, "multinomial: cannot sample n_sample <= 0 samples");
-  Tensor p = contiguous(to_dtype(probs.dim() == 1 ? unsqueeze(probs, 0) : probs, ScalarType::Double));
+  Tensor p =
+      contiguous(to_dtype(probs.dim() == 1 ? unsqueeze(probs, 0) : probs, ScalarType::Double));
   int64_t rows = p.size(0), k = p.size(1);
-  TC_CHECK(replacement || n <= k, Runtime, "multinomial: cannot sample n_sample > prob_dist.size(-1) "
-           "samples without replacement (", n, " > ", k, ")");
+  TC_CHECK(replacement || n <= k, Runtime,
+           "multinomial: cannot sample n_sample > prob_dist.size(-1) "
+           "samples without replacement (",
+           n, " > ", k, ")");
   Generator& g = gen_or_default(gp);
   Tensor out = empty({rows, n}, ScalarType::Long);
   int64_t* o = out.data_as<int64_t>();
@@ -131,7 +139,8 @@ Tensor multinomial(const Tensor& probs, int64_t n, bool replacement, Generator* 
     std::vector<double> w(p.data_as<double>() + r * k, p.data_as<double>() + (r + 1) * k);
     double total = 0;
     for (double x : w) {
-      TC_CHECK(x >= 0 && std::isfinite(x), Runtime, "multinomial: probability tensor contains "
+      TC_CHECK(x >= 0 && std::isfinite(x), Runtime,
+               "multinomial: probability tensor contains "
                "either inf, nan or an element < 0");
       total += x;
     }
@@ -141,7 +150,10 @@ Tensor multinomial(const Tensor& probs, int64_t n, bool replacement, Generator* 
       int64_t pick = k - 1;
       for (int64_t j = 0; j < k; j++) {
         acc += w[j];
-        if (u < acc && w[j] > 0) { pick = j; break; }
+        if (u < acc && w[j] > 0) {
+          pick = j;
+          break;
+        }
       }
       while (w[pick] == 0 && pick > 0) pick--;  // rounding at the top end
       o[r * n + s] = pick;
@@ -149,7 +161,8 @@ Tensor multinomial(const Tensor& probs, int64_t n, bool replacement, Generator* 
         total -= w[pick];
         w[pick] = 0;
         if (s + 1 < n)
-          TC_CHECK(total > 0, Runtime, "multinomial: invalid distribution: fewer non-zero "
+          TC_CHECK(total > 0, Runtime,
+                   "multinomial: invalid distribution: fewer non-zero "
                    "probabilities than samples requested without replacement");
       }
     }

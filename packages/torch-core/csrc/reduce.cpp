@@ -12,8 +12,8 @@ namespace tc {
 
 struct ReduceIter {
   const char* in = nullptr;
-  char* out = nullptr;        // values, contiguous, n_out elements
-  int64_t* out_idx = nullptr;  // arg reductions: index of the chosen element
+  char* out = nullptr;             // values, contiguous, n_out elements
+  int64_t* out_idx = nullptr;      // arg reductions: index of the chosen element
   Shape kept_sizes, kept_strides;  // outermost first, elements
   Shape red_sizes, red_strides;    // outermost first, elements, merged
   int64_t n_out = 1, n_red = 1;
@@ -46,8 +46,10 @@ struct MaxR {
   using Acc = A;
   using Out = T;
   static Acc init() {
-    if constexpr (std::is_floating_point_v<A>) return -std::numeric_limits<A>::infinity();
-    else return std::numeric_limits<A>::lowest();
+    if constexpr (std::is_floating_point_v<A>)
+      return -std::numeric_limits<A>::infinity();
+    else
+      return std::numeric_limits<A>::lowest();
   }
   static Acc step(Acc a, A x) { return (x > a || x != x) && a == a ? x : a; }  // NaN wins
   static Acc merge(Acc a, Acc b) { return step(a, b); }
@@ -58,8 +60,10 @@ struct MinR : MaxR<T> {
   using typename MaxR<T>::Acc;
   using typename MaxR<T>::A;
   static Acc init() {
-    if constexpr (std::is_floating_point_v<A>) return std::numeric_limits<A>::infinity();
-    else return std::numeric_limits<A>::max();
+    if constexpr (std::is_floating_point_v<A>)
+      return std::numeric_limits<A>::infinity();
+    else
+      return std::numeric_limits<A>::max();
   }
   static Acc step(Acc a, A x) { return (x < a || x != x) && a == a ? x : a; }
   static Acc merge(Acc a, Acc b) { return step(a, b); }
@@ -145,55 +149,55 @@ static int64_t kept_offset(const ReduceIter& it, int64_t o) {
 
 template <class T, template <class> class RT>
 struct reduce_kernel {
-static void run(ReduceIter& it) {
-  using R = RT<T>;
-  using Out = typename R::Out;
-  const T* in = reinterpret_cast<const T*>(it.in);
-  Out* out = reinterpret_cast<Out*>(it.out);
-  int nt = it.n_out * it.n_red >= kGrain ? get_num_threads() : 1;
-  bool contiguous_run = it.red_sizes.size() == 1 && it.red_strides[0] == 1;
-  if (it.n_out == 1 && contiguous_run && nt > 1) {  // one long run: split it across threads
-    typename R::Acc part[64];
-    nt = std::min(nt, 64);
-    int64_t chunk = (it.n_red + nt - 1) / nt;
+  static void run(ReduceIter& it) {
+    using R = RT<T>;
+    using Out = typename R::Out;
+    const T* in = reinterpret_cast<const T*>(it.in);
+    Out* out = reinterpret_cast<Out*>(it.out);
+    int nt = it.n_out * it.n_red >= kGrain ? get_num_threads() : 1;
+    bool contiguous_run = it.red_sizes.size() == 1 && it.red_strides[0] == 1;
+    if (it.n_out == 1 && contiguous_run && nt > 1) {  // one long run: split it across threads
+      typename R::Acc part[64];
+      nt = std::min(nt, 64);
+      int64_t chunk = (it.n_red + nt - 1) / nt;
 #pragma omp parallel for num_threads(nt)
-    for (int t = 0; t < nt; t++) {
-      int64_t b = std::min(it.n_red, t * chunk), e = std::min(it.n_red, b + chunk);
-      part[t] = b < e ? reduce_run<T, R>(in + b, e - b) : R::init();
-    }
-    typename R::Acc acc = R::init();
-    for (int t = 0; t < nt; t++) acc = R::merge(acc, part[t]);
-    out[0] = R::finish(acc);
-    return;
-  }
-  // Reducing outer dims of contiguous outputs: feed whole rows so the inner loop vectorises.
-  int64_t kd = int64_t(it.kept_sizes.size());
-  if (!contiguous_run && kd > 0 && it.kept_strides[kd - 1] == 1 && it.kept_sizes[kd - 1] >= 16) {
-    int64_t m = it.kept_sizes[kd - 1], rows = it.n_out / m;
-    int64_t nd = int64_t(it.red_sizes.size());
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t r = 0; r < rows; r++) {
-      const T* base = in + kept_offset(it, r * m);
-      std::vector<typename R::Acc> acc(m, R::init());
-      int64_t idx[32] = {};
-      for (int64_t k = 0; k < it.n_red; k++) {
-        int64_t off = 0;
-        for (int64_t d = 0; d < nd; d++) off += idx[d] * it.red_strides[d];
-        const T* row = base + off;
-        for (int64_t j = 0; j < m; j++) acc[j] = R::step(acc[j], typename R::A(row[j]));
-        for (int64_t d = nd - 1; d >= 0; d--) {
-          if (++idx[d] < it.red_sizes[d]) break;
-          idx[d] = 0;
-        }
+      for (int t = 0; t < nt; t++) {
+        int64_t b = std::min(it.n_red, t * chunk), e = std::min(it.n_red, b + chunk);
+        part[t] = b < e ? reduce_run<T, R>(in + b, e - b) : R::init();
       }
-      for (int64_t j = 0; j < m; j++) out[r * m + j] = R::finish(acc[j]);
+      typename R::Acc acc = R::init();
+      for (int t = 0; t < nt; t++) acc = R::merge(acc, part[t]);
+      out[0] = R::finish(acc);
+      return;
     }
-    return;
-  }
+    // Reducing outer dims of contiguous outputs: feed whole rows so the inner loop vectorises.
+    int64_t kd = int64_t(it.kept_sizes.size());
+    if (!contiguous_run && kd > 0 && it.kept_strides[kd - 1] == 1 && it.kept_sizes[kd - 1] >= 16) {
+      int64_t m = it.kept_sizes[kd - 1], rows = it.n_out / m;
+      int64_t nd = int64_t(it.red_sizes.size());
 #pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t o = 0; o < it.n_out; o++)
-    out[o] = R::finish(reduce_block<T, R>(in + kept_offset(it, o), it));
-}
+      for (int64_t r = 0; r < rows; r++) {
+        const T* base = in + kept_offset(it, r * m);
+        std::vector<typename R::Acc> acc(m, R::init());
+        int64_t idx[32] = {};
+        for (int64_t k = 0; k < it.n_red; k++) {
+          int64_t off = 0;
+          for (int64_t d = 0; d < nd; d++) off += idx[d] * it.red_strides[d];
+          const T* row = base + off;
+          for (int64_t j = 0; j < m; j++) acc[j] = R::step(acc[j], typename R::A(row[j]));
+          for (int64_t d = nd - 1; d >= 0; d--) {
+            if (++idx[d] < it.red_sizes[d]) break;
+            idx[d] = 0;
+          }
+        }
+        for (int64_t j = 0; j < m; j++) out[r * m + j] = R::finish(acc[j]);
+      }
+      return;
+    }
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t o = 0; o < it.n_out; o++)
+      out[o] = R::finish(reduce_block<T, R>(in + kept_offset(it, o), it));
+  }
 };
 
 // Value and flat index of the max (or min); the first one wins ties, NaN wins all.
@@ -226,13 +230,16 @@ void arg_reduce_kernel(ReduceIter& it) {
     it.out_idx[o] = best_i;
   }
 }
-template <class T, template <class> class> struct argmax_kernel {
+template <class T, template <class> class>
+struct argmax_kernel {
   static void run(ReduceIter& it) { arg_reduce_kernel<T, true>(it); }
 };
-template <class T, template <class> class> struct argmin_kernel {
+template <class T, template <class> class>
+struct argmin_kernel {
   static void run(ReduceIter& it) { arg_reduce_kernel<T, false>(it); }
 };
-template <class> struct NoR {};
+template <class>
+struct NoR {};
 
 template <template <class, template <class> class> class K, template <class> class R, class... Ts>
 static void reg_reduce(Op op) {
@@ -266,8 +273,10 @@ std::vector<bool> reduced_mask(const Tensor& x, const DimList& dims, const char*
 static Shape out_shape(const Tensor& x, const std::vector<bool>& mask, bool keepdim) {
   Shape s;
   for (int64_t d = 0; d < x.dim(); d++) {
-    if (!mask[d]) s.push_back(x.size(d));
-    else if (keepdim) s.push_back(1);
+    if (!mask[d])
+      s.push_back(x.size(d));
+    else if (keepdim)
+      s.push_back(1);
   }
   return s;
 }
@@ -341,8 +350,8 @@ std::pair<Tensor, Tensor> arg_reduce(Op op, const Tensor& x, const DimList& dims
   for (int64_t d = 0; d < x.dim(); d++)
     TC_CHECK(!(mask[d] && x.size(d) == 0), Index, name, ": expected reduction dim ", d,
              " to have non-zero size (input shape ", shape_str(x.sizes()), ")");
-  TC_CHECK(x.numel() > 0 || !dims.all, Runtime, op_name(op), ": expected a non-empty tensor, got shape ",
-           shape_str(x.sizes()));
+  TC_CHECK(x.numel() > 0 || !dims.all, Runtime, op_name(op),
+           ": expected a non-empty tensor, got shape ", shape_str(x.sizes()));
   Tensor values = empty(keep_shape, x.dtype(), x.device());
   Tensor indices = empty(keep_shape, ScalarType::Long, x.device());
   if (x.numel() > 0) {

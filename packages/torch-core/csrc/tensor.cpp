@@ -85,8 +85,10 @@ const char* legacy_name(ScalarType t) {
 static ScalarType g_default_dtype = ScalarType::Float;
 ScalarType default_dtype() { return g_default_dtype; }
 void set_default_dtype(ScalarType t) {
-  TC_CHECK(is_floating(t), Type, "set_default_dtype: only floating-point types are supported as the "
-           "default type, got ", dtype_name(t));
+  TC_CHECK(is_floating(t), Type,
+           "set_default_dtype: only floating-point types are supported as the "
+           "default type, got ",
+           dtype_name(t));
   g_default_dtype = t;
 }
 
@@ -211,9 +213,12 @@ Scalar item(const Tensor& t) {
   return visit_dtype(t.dtype(), [&](auto v) {
     using T = decltype(v);
     T x = *t.data_as<T>();
-    if constexpr (std::is_same_v<T, bool>) return Scalar::from_bool(x);
-    else if constexpr (std::is_integral_v<T>) return Scalar::from_int(int64_t(x));
-    else return Scalar::from_double(double(x));
+    if constexpr (std::is_same_v<T, bool>)
+      return Scalar::from_bool(x);
+    else if constexpr (std::is_integral_v<T>)
+      return Scalar::from_int(int64_t(x));
+    else
+      return Scalar::from_double(double(x));
   });
 }
 
@@ -249,9 +254,10 @@ bool Tensor::is_contiguous() const {
 int64_t wrap_dim(int64_t d, int64_t ndim, const char* op, const Shape* shape) {
   int64_t n = std::max<int64_t>(ndim, 1);
   if (d < -n || d >= n)
-    throw TorchError(ErrorKind::Index, cat_str(op, ": dimension out of range (expected to be in range of [",
-                                               -n, ", ", n - 1, "], but got ", d, ")",
-                                               shape ? " for a tensor of shape " + shape_str(*shape) : ""));
+    throw TorchError(
+        ErrorKind::Index,
+        cat_str(op, ": dimension out of range (expected to be in range of [", -n, ", ", n - 1,
+                "], but got ", d, ")", shape ? " for a tensor of shape " + shape_str(*shape) : ""));
   return d < 0 ? d + n : d;
 }
 
@@ -304,10 +310,12 @@ static Shape infer_size(Shape sizes, int64_t numel, const char* op, const Shape&
   int64_t known = 1, infer = -1;
   for (size_t i = 0; i < sizes.size(); i++) {
     if (sizes[i] == -1) {
-      TC_CHECK(infer < 0, Runtime, op, ": only one dimension can be inferred in shape ", shape_str(sizes));
+      TC_CHECK(infer < 0, Runtime, op, ": only one dimension can be inferred in shape ",
+               shape_str(sizes));
       infer = int64_t(i);
     } else {
-      TC_CHECK(sizes[i] >= 0, Runtime, op, ": invalid shape dimension ", sizes[i], " in ", shape_str(sizes));
+      TC_CHECK(sizes[i] >= 0, Runtime, op, ": invalid shape dimension ", sizes[i], " in ",
+               shape_str(sizes));
       known *= sizes[i];
     }
   }
@@ -327,7 +335,8 @@ Tensor view(const Tensor& t, Shape sizes) {
   Shape st;
   TC_CHECK(view_strides(t, sizes, st), Runtime, "view: size ", shape_str(sizes),
            " is not compatible with input of size ", shape_str(t.sizes()), " and stride ",
-           shape_str(t.strides()), " (at least one dimension spans across two contiguous "
+           shape_str(t.strides()),
+           " (at least one dimension spans across two contiguous "
            "subspaces). Use .reshape(...) instead.");
   return make_view(t, sizes, st, t.offset());
 }
@@ -372,7 +381,8 @@ Tensor expand(const Tensor& t, Shape sizes) {
   for (int64_t i = nd - 1; i >= 0; i--) {
     int64_t j = i - (nd - t.dim());
     if (j < 0) {
-      TC_CHECK(sizes[i] >= 0, Runtime, "expand: size -1 is not allowed in a leading, new dimension");
+      TC_CHECK(sizes[i] >= 0, Runtime,
+               "expand: size -1 is not allowed in a leading, new dimension");
       st[i] = 0;
       continue;
     }
@@ -429,8 +439,8 @@ Tensor narrow(const Tensor& t, int64_t d, int64_t start, int64_t len) {
   d = wrap_dim(d, t.dim(), "narrow", &t.sizes());
   int64_t n = t.size(d);
   if (start < 0) start += n;
-  TC_CHECK(start >= 0 && start <= n, Index, "narrow: start (", start, ") is out of range for dimension ",
-           d, " of size ", n);
+  TC_CHECK(start >= 0 && start <= n, Index, "narrow: start (", start,
+           ") is out of range for dimension ", d, " of size ", n);
   TC_CHECK(len >= 0 && start + len <= n, Runtime, "narrow: start (", start, ") + length (", len,
            ") exceeds dimension ", d, " of size ", n);
   Shape sz = t.sizes();
@@ -443,8 +453,9 @@ Tensor select(const Tensor& t, int64_t d, int64_t index) {
   d = wrap_dim(d, t.dim(), "select", &t.sizes());
   int64_t n = t.size(d);
   if (index < -n || index >= n)
-    throw TorchError(ErrorKind::Index, cat_str("select: index ", index, " is out of bounds for dimension ",
-                                               d, " with size ", n, " (shape ", shape_str(t.sizes()), ")"));
+    throw TorchError(ErrorKind::Index,
+                     cat_str("select: index ", index, " is out of bounds for dimension ", d,
+                             " with size ", n, " (shape ", shape_str(t.sizes()), ")"));
   if (index < 0) index += n;
   Shape sz = t.sizes(), st = t.strides();
   int64_t off = t.offset() + index * st[d];
@@ -535,7 +546,8 @@ Tensor flatten(const Tensor& t, int64_t start, int64_t end) {
   if (t.dim() == 0) return reshape(t, {1});
   start = wrap_dim(start, t.dim(), "flatten", &t.sizes());
   end = wrap_dim(end, t.dim(), "flatten", &t.sizes());
-  TC_CHECK(start <= end, Runtime, "flatten: start_dim (", start, ") cannot come after end_dim (", end, ")");
+  TC_CHECK(start <= end, Runtime, "flatten: start_dim (", start, ") cannot come after end_dim (",
+           end, ")");
   Shape sz;
   for (int64_t i = 0; i < start; i++) sz.push_back(t.size(i));
   int64_t n = 1;

@@ -51,9 +51,6 @@ short = int16
 int = int32  # noqa: A001
 long = int64
 
-from torch._creation import *  # noqa: E402,F403
-from torch._functional import *  # noqa: E402,F403
-from torch._dtypes import *  # noqa: E402,F403
 from torch import _tensor  # noqa: E402,F401  (adds the Python-side Tensor methods)
 from torch._C import (  # noqa: E402,F401
     abs,
@@ -143,6 +140,9 @@ from torch._C import (  # noqa: E402,F401
     trunc,
     where,
 )
+from torch._creation import *  # noqa: E402,F403
+from torch._dtypes import *  # noqa: E402,F403
+from torch._functional import *  # noqa: E402,F403
 
 install_missing_package_hints(__path__)
 

@@ -6,10 +6,37 @@ import math
 from torch import _C
 
 __all__ = [
-    "tensor", "as_tensor", "empty", "asarray", "zeros", "ones", "full", "empty_like", "zeros_like",
-    "ones_like", "full_like", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",
-    "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal", "bernoulli",
-    "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "scalar_tensor",
+    "tensor",
+    "as_tensor",
+    "empty",
+    "asarray",
+    "zeros",
+    "ones",
+    "full",
+    "empty_like",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "arange",
+    "range",
+    "linspace",
+    "logspace",
+    "eye",
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "rand_like",
+    "randn_like",
+    "randint_like",
+    "normal",
+    "bernoulli",
+    "manual_seed",
+    "seed",
+    "initial_seed",
+    "get_rng_state",
+    "set_rng_state",
+    "scalar_tensor",
     "empty_strided",
 ]
 
@@ -84,8 +111,16 @@ def _filled(size, value, dtype, device, requires_grad, op, out=None):
     return _finish(t, requires_grad, device)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
+def empty(
+    *size,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+    memory_format=None,
+):
     """An uninitialised tensor of the given shape."""
     if out is not None:
         return out.resize_(_size(size, "empty"))
@@ -124,20 +159,34 @@ def _like(input, dtype, device, requires_grad, value=None):
     return _finish(_C._full(input.shape, value, dtype or input.dtype), False, device)
 
 
-def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+def empty_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+):
     return _finish(_like(input, dtype, device, requires_grad), requires_grad)
 
 
-def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+def zeros_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+):
     return _finish(_like(input, dtype, device, requires_grad, 0), requires_grad)
 
 
-def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+def ones_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+):
     return _finish(_like(input, dtype, device, requires_grad, 1), requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
+def full_like(
+    input,
+    fill_value,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+):
     return _finish(_like(input, dtype, device, requires_grad, fill_value), requires_grad)
 
 
@@ -149,8 +198,17 @@ def _number(x, op, arg):
     raise TypeError(f"{op}(): argument '{arg}' must be a Number, not {type(x).__name__}")
 
 
-def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-           requires_grad=False):
+def arange(
+    start=0,
+    end=None,
+    step=1,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+):
     """Values from ``start`` to ``end`` (exclusive) by ``step``: ``arange(5)`` is 0..4.
 
     int64 when every bound is an integer, else the default float dtype."""
@@ -171,23 +229,36 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     if end is None:
         start, end = 0, start
     n = math.floor((end - start) / step) + 1
-    return linspace(start, start + (n - 1) * step, n, dtype=dtype, device=device,
-                    requires_grad=requires_grad)
+    return linspace(
+        start, start + (n - 1) * step, n, dtype=dtype, device=device, requires_grad=requires_grad
+    )
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False):
+def linspace(
+    start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
+):
     """``steps`` values evenly spaced from ``start`` to ``end``, both included."""
     start, end = _number(start, "linspace", "start"), _number(end, "linspace", "end")
-    t = _C._linspace(builtins.float(start), builtins.float(end), steps,
-                     dtype or _C.get_default_dtype())
+    t = _C._linspace(
+        builtins.float(start), builtins.float(end), steps, dtype or _C.get_default_dtype()
+    )
     if out is not None:
         return out.resize_(t.shape).copy_(t)
     return _finish(t, requires_grad, device)
 
 
-def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False):
+def logspace(
+    start,
+    end,
+    steps,
+    base=10.0,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+):
     """``base ** linspace(start, end, steps)``."""
     exps = _C._linspace(builtins.float(start), builtins.float(end), steps, _C.float64)
     t = _C.pow(builtins.float(base), exps)._to_dtype(dtype or _C.get_default_dtype(), False)
@@ -212,22 +283,36 @@ def _random_tensor(size, dtype, device, op):
     return _C.empty(_size(size, op), dtype, device)
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def rand(
+    *size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False
+):
     """Uniform samples from [0, 1)."""
     t = _random_tensor(size, dtype, device, "rand") if out is None else out
     _C._uniform_(t, 0.0, 1.0, generator)
     return _finish(t, requires_grad)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def randn(
+    *size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False
+):
     """Samples from the standard normal distribution."""
     t = _random_tensor(size, dtype, device, "randn") if out is None else out
     _C._normal_(t, 0.0, 1.0, generator)
     return _finish(t, requires_grad)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
-            device=None, requires_grad=False):
+def randint(
+    low=0,
+    high=None,
+    size=None,
+    *,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+):
     """Integers drawn uniformly from [low, high); ``randint(high, size)`` also works."""
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
@@ -240,29 +325,55 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     return _finish(t, requires_grad)
 
 
-def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False):
+def randperm(
+    n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False
+):
     """A random permutation of 0..n-1."""
     return _finish(_C._randperm(n, dtype or _C.int64, generator), requires_grad, device)
 
 
-def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+def rand_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+):
     return rand(input.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return randn(input.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+def randn_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+):
+    return randn(
+        input.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad
+    )
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
-                 requires_grad=False, memory_format=None):
+def randint_like(
+    input,
+    low=0,
+    high=None,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+):
     if high is None:
         low, high = 0, low
     return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device)
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
-           device=None, requires_grad=False):
+def normal(
+    mean=0.0,
+    std=1.0,
+    size=None,
+    *,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+):
     """Normal samples: numbers with a ``size``, or tensors of means and/or stds (broadcast)."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         from torch._functional import broadcast_shapes

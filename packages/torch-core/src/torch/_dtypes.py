@@ -5,8 +5,19 @@ import builtins
 from torch import _C
 
 __all__ = [
-    "finfo", "iinfo", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
-    "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor", "is_floating_point_dtype",
+    "finfo",
+    "iinfo",
+    "FloatTensor",
+    "DoubleTensor",
+    "HalfTensor",
+    "BFloat16Tensor",
+    "ByteTensor",
+    "CharTensor",
+    "ShortTensor",
+    "IntTensor",
+    "LongTensor",
+    "BoolTensor",
+    "is_floating_point_dtype",
 ]
 
 # dtype -> (bits, eps, max, tiny (smallest normal), resolution)
@@ -31,13 +42,21 @@ class finfo:  # noqa: N801  (PyTorch's name)
         self.smallest_normal = self.tiny
 
     def __repr__(self):
-        return (f"finfo(resolution={self.resolution}, min={self.min:.6g}, max={self.max:.6g}, "
-                f"eps={self.eps:.6g}, smallest_normal={self.tiny:.6g}, tiny={self.tiny:.6g}, "
-                f"dtype={self.dtype})")
+        return (
+            f"finfo(resolution={self.resolution}, min={self.min:.6g}, max={self.max:.6g}, "
+            f"eps={self.eps:.6g}, smallest_normal={self.tiny:.6g}, tiny={self.tiny:.6g}, "
+            f"dtype={self.dtype})"
+        )
 
 
-_INT_BITS = {_C.uint8: (8, False), _C.int8: (8, True), _C.int16: (16, True),
-             _C.int32: (32, True), _C.int64: (64, True), _C.bool: (8, False)}
+_INT_BITS = {
+    _C.uint8: (8, False),
+    _C.int8: (8, True),
+    _C.int16: (16, True),
+    _C.int32: (32, True),
+    _C.int64: (64, True),
+    _C.bool: (8, False),
+}
 
 
 class iinfo:  # noqa: N801
@@ -95,9 +114,21 @@ ShortTensor = _legacy("ShortTensor", _C.int16)
 IntTensor = _legacy("IntTensor", _C.int32)
 LongTensor = _legacy("LongTensor", _C.int64)
 BoolTensor = _legacy("BoolTensor", _C.bool)
-_LEGACY = {cls.dtype: cls for cls in (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor,
-                                      ByteTensor, CharTensor, ShortTensor, IntTensor, LongTensor,
-                                      BoolTensor)}
+_LEGACY = {
+    cls.dtype: cls
+    for cls in (
+        FloatTensor,
+        DoubleTensor,
+        HalfTensor,
+        BFloat16Tensor,
+        ByteTensor,
+        CharTensor,
+        ShortTensor,
+        IntTensor,
+        LongTensor,
+        BoolTensor,
+    )
+}
 
 
 def legacy_type_name(dtype):

@@ -10,12 +10,56 @@ from torch import _C
 Tensor = _C.Tensor
 
 __all__ = [
-    "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
-    "std", "var", "std_mean", "var_mean", "norm", "logsumexp", "clamp", "clip", "lerp",
-    "broadcast_shapes", "numel", "is_tensor", "is_floating_point", "square", "reshape", "view_as_real",
-    "transpose", "swapaxes", "swapdims", "permute", "t", "squeeze", "unsqueeze", "narrow", "select",
-    "flatten", "diagonal", "as_strided", "clone", "unfold", "detach", "count_nonzero", "return_types",
+    "sum",
+    "mean",
+    "prod",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "all",
+    "any",
+    "std",
+    "var",
+    "std_mean",
+    "var_mean",
+    "norm",
+    "logsumexp",
+    "clamp",
+    "clip",
+    "lerp",
+    "broadcast_shapes",
+    "numel",
+    "is_tensor",
+    "is_floating_point",
+    "square",
+    "view_as_real",
+    "count_nonzero",
+    "return_types",
 ]
+# View and copy ops whose torch.f(x, ...) form is x.f(...): made at the end of this file.
+_METHOD_FUNCTIONS = (
+    "reshape",
+    "transpose",
+    "swapaxes",
+    "swapdims",
+    "permute",
+    "t",
+    "squeeze",
+    "unsqueeze",
+    "narrow",
+    "select",
+    "flatten",
+    "diagonal",
+    "as_strided",
+    "clone",
+    "unfold",
+    "detach",
+)
+__all__ += _METHOD_FUNCTIONS
+
 
 # Named results of reductions that return values and indices: `torch.max(x, 0).indices`.
 class return_types:  # noqa: N801  (a namespace, named like PyTorch's)
@@ -309,7 +353,5 @@ def _method_as_function(name):
     return fn
 
 
-for _name in ("reshape", "transpose", "swapaxes", "swapdims", "permute", "t", "squeeze",
-              "unsqueeze", "narrow", "select", "flatten", "diagonal", "as_strided", "clone",
-              "unfold", "detach"):
+for _name in _METHOD_FUNCTIONS:
     globals()[_name] = _method_as_function(_name)

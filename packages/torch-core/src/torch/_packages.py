@@ -33,8 +33,10 @@ class _MissingPackageFinder:
     @staticmethod
     def find_spec(fullname, path=None, target=None):
         parts = fullname.split(".")
-        if len(parts) >= 2 and parts[0] == "torch" and (
-            parts[1] in SUBPACKAGES or fullname in _EXTRA
+        if (
+            len(parts) >= 2
+            and parts[0] == "torch"
+            and (parts[1] in SUBPACKAGES or fullname in _EXTRA)
         ):
             raise ModuleNotFoundError(missing_message(fullname), name=fullname)
         return None

@@ -6,7 +6,8 @@ argument forms or compose primitives, where a microsecond of Python does not mat
 
 import builtins
 
-from torch import _C, _functional as F
+from torch import _C
+from torch import _functional as F
 from torch._dtypes import iinfo, legacy_type_name, parse_type
 from torch._tensor_str import tensor_repr
 
@@ -26,8 +27,28 @@ def _method(fn):
 
 
 # Reductions and composites: torch.f(x, ...) is x.f(...).
-for _name in ("sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
-              "std", "var", "norm", "logsumexp", "clamp", "clip", "lerp", "square", "count_nonzero"):
+for _name in (
+    "sum",
+    "mean",
+    "prod",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "all",
+    "any",
+    "std",
+    "var",
+    "norm",
+    "logsumexp",
+    "clamp",
+    "clip",
+    "lerp",
+    "square",
+    "count_nonzero",
+):
     setattr(Tensor, _name, getattr(F, _name))
 
 
@@ -206,9 +227,18 @@ def _caster(name, dtype):
     setattr(Tensor, name, cast)
 
 
-for _name, _dt in (("float", _C.float32), ("double", _C.float64), ("half", _C.float16),
-                   ("bfloat16", _C.bfloat16), ("int", _C.int32), ("long", _C.int64),
-                   ("short", _C.int16), ("char", _C.int8), ("byte", _C.uint8), ("bool", _C.bool)):
+for _name, _dt in (
+    ("float", _C.float32),
+    ("double", _C.float64),
+    ("half", _C.float16),
+    ("bfloat16", _C.bfloat16),
+    ("int", _C.int32),
+    ("long", _C.int64),
+    ("short", _C.int16),
+    ("char", _C.int8),
+    ("byte", _C.uint8),
+    ("bool", _C.bool),
+):
     _caster(_name, _dt)
 
 
@@ -248,7 +278,9 @@ def __reversed__(self):
 def __contains__(self, element):
     if isinstance(element, (Tensor, builtins.int, builtins.float, builtins.bool)):
         return builtins.bool(_C.eq(self, element).any())
-    raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
+    raise RuntimeError(
+        f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}."
+    )
 
 
 @_method

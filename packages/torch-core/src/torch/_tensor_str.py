@@ -65,7 +65,7 @@ def _format(values, fmt, indent, dim):
     if dim == 1:
         items = [" ..." if v is None else fmt(v) for v in values]
         per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
-        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     sep = "," + "\n" * (dim - 1) + " " * (indent + 1)
     parts = ["..." if v is None else _format(v, fmt, indent + 1, dim - 1) for v in values]
