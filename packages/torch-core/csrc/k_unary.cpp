@@ -118,41 +118,22 @@ A sign_impl(A x) {
   else
     return A((A(0) < x) - (x < A(0)));
 }
-template <class A>
-A rounding(A x, A (*f)(A)) {
+// Rounding ops: floating types round, integers are already integral.
+template <class A, class F>
+A round_with(A x, F f) {
   if constexpr (std::is_floating_point_v<A>)
     return f(x);
   else
-    return x;  // integers are already integral
+    return x;
 }
 
 TC_FN1(AbsF, abs_impl(x))
 TC_FN1(NegF, A(0) - x)
 TC_FN1(SignF, sign_impl(x))
-TC_FN1(FloorF, rounding<A>(x, [](A v) {
-         if constexpr (std::is_floating_point_v<A>)
-           return std::floor(v);
-         else
-           return v;
-       }))
-TC_FN1(CeilF, rounding<A>(x, [](A v) {
-         if constexpr (std::is_floating_point_v<A>)
-           return std::ceil(v);
-         else
-           return v;
-       }))
-TC_FN1(RoundF, rounding<A>(x, [](A v) {
-         if constexpr (std::is_floating_point_v<A>)
-           return std::nearbyint(v);
-         else
-           return v;
-       }))
-TC_FN1(TruncF, rounding<A>(x, [](A v) {
-         if constexpr (std::is_floating_point_v<A>)
-           return std::trunc(v);
-         else
-           return v;
-       }))
+TC_FN1(FloorF, round_with(x, [](auto v) { return std::floor(v); }))
+TC_FN1(CeilF, round_with(x, [](auto v) { return std::ceil(v); }))
+TC_FN1(RoundF, round_with(x, [](auto v) { return std::nearbyint(v); }))
+TC_FN1(TruncF, round_with(x, [](auto v) { return std::trunc(v); }))
 TC_FN1(FracF, x - std::trunc(x))
 TC_FN1(BitwiseNotF, std::is_same_v<A, bool> ? A(!x) : A(~x))
 
@@ -162,17 +143,30 @@ TC_PRED1(IsfiniteF, std::isfinite(double(x)))
 TC_PRED1(LogicalNotF, !bool(x))
 
 void register_unary_kernels() {
-#define FLOAT_OP(op, F) reg<unary_kernel, F, TC_FLOATS>(Op::op);
-  FLOAT_OP(exp, ExpF)
-  FLOAT_OP(exp2, Exp2F) FLOAT_OP(log, LogF) FLOAT_OP(log2, Log2F) FLOAT_OP(log10, Log10F)
-      FLOAT_OP(log1p, Log1pF) FLOAT_OP(expm1, Expm1F) FLOAT_OP(sqrt, SqrtF) FLOAT_OP(rsqrt, RsqrtF)
-          FLOAT_OP(sin, SinF) FLOAT_OP(cos, CosF) FLOAT_OP(tan, TanF) FLOAT_OP(asin, AsinF)
-              FLOAT_OP(acos, AcosF) FLOAT_OP(atan, AtanF) FLOAT_OP(sinh, SinhF)
-                  FLOAT_OP(cosh, CoshF) FLOAT_OP(tanh, TanhF) FLOAT_OP(sigmoid, SigmoidF)
-                      FLOAT_OP(erf, ErfF) FLOAT_OP(erfinv, ErfinvF)
-                          FLOAT_OP(reciprocal, ReciprocalF) FLOAT_OP(frac, FracF)
-#undef FLOAT_OP
-                              reg<unary_kernel, AbsF, TC_NUMERIC>(Op::abs);
+  reg<unary_kernel, ExpF, TC_FLOATS>(Op::exp);
+  reg<unary_kernel, Exp2F, TC_FLOATS>(Op::exp2);
+  reg<unary_kernel, LogF, TC_FLOATS>(Op::log);
+  reg<unary_kernel, Log2F, TC_FLOATS>(Op::log2);
+  reg<unary_kernel, Log10F, TC_FLOATS>(Op::log10);
+  reg<unary_kernel, Log1pF, TC_FLOATS>(Op::log1p);
+  reg<unary_kernel, Expm1F, TC_FLOATS>(Op::expm1);
+  reg<unary_kernel, SqrtF, TC_FLOATS>(Op::sqrt);
+  reg<unary_kernel, RsqrtF, TC_FLOATS>(Op::rsqrt);
+  reg<unary_kernel, SinF, TC_FLOATS>(Op::sin);
+  reg<unary_kernel, CosF, TC_FLOATS>(Op::cos);
+  reg<unary_kernel, TanF, TC_FLOATS>(Op::tan);
+  reg<unary_kernel, AsinF, TC_FLOATS>(Op::asin);
+  reg<unary_kernel, AcosF, TC_FLOATS>(Op::acos);
+  reg<unary_kernel, AtanF, TC_FLOATS>(Op::atan);
+  reg<unary_kernel, SinhF, TC_FLOATS>(Op::sinh);
+  reg<unary_kernel, CoshF, TC_FLOATS>(Op::cosh);
+  reg<unary_kernel, TanhF, TC_FLOATS>(Op::tanh);
+  reg<unary_kernel, SigmoidF, TC_FLOATS>(Op::sigmoid);
+  reg<unary_kernel, ErfF, TC_FLOATS>(Op::erf);
+  reg<unary_kernel, ErfinvF, TC_FLOATS>(Op::erfinv);
+  reg<unary_kernel, ReciprocalF, TC_FLOATS>(Op::reciprocal);
+  reg<unary_kernel, FracF, TC_FLOATS>(Op::frac);
+  reg<unary_kernel, AbsF, TC_NUMERIC>(Op::abs);
   reg<unary_kernel, NegF, TC_NUMERIC>(Op::neg);
   reg<unary_kernel, SignF, TC_ALL>(Op::sign);
   reg<unary_kernel, FloorF, TC_NUMERIC>(Op::floor);

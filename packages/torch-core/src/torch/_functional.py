@@ -9,36 +9,16 @@ from torch import _C
 
 Tensor = _C.Tensor
 
+# Functions that are also Tensor methods (x.sum(...) is torch.sum(x, ...)).
+TENSOR_METHODS = (
+    "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "std",
+    "var", "norm", "logsumexp", "clamp", "clip", "lerp", "square", "count_nonzero", "equal",
+    "isclose", "allclose",
+)  # fmt: skip
 __all__ = [
-    "sum",
-    "mean",
-    "prod",
-    "max",
-    "min",
-    "amax",
-    "amin",
-    "argmax",
-    "argmin",
-    "all",
-    "any",
-    "std",
-    "var",
-    "std_mean",
-    "var_mean",
-    "norm",
-    "logsumexp",
-    "clamp",
-    "clip",
-    "lerp",
-    "broadcast_shapes",
-    "numel",
-    "is_tensor",
-    "is_floating_point",
-    "square",
-    "view_as_real",
-    "count_nonzero",
-    "return_types",
-]
+    *TENSOR_METHODS, "std_mean", "var_mean", "broadcast_shapes", "numel", "is_tensor",
+    "is_floating_point", "view_as_real", "return_types",
+]  # fmt: skip
 # View and copy ops whose torch.f(x, ...) form is x.f(...): made at the end of this file.
 _METHOD_FUNCTIONS = (
     "reshape",
@@ -323,6 +303,30 @@ def broadcast_shapes(*shapes):
                     "cannot be broadcast"
                 )
     return Size(reversed(result))
+
+
+def equal(input, other):
+    """True when both tensors have the same shape and the same values."""
+    return input.shape == other.shape and builtins.bool(
+        _C._all(_C.eq(input, other), None, False, None)
+    )
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (infinities must match)."""
+    close = _C.eq(input, other)
+    if input.dtype.is_floating_point or other.dtype.is_floating_point:
+        diff = _C.abs(_C.sub(input, other))
+        within = _C.le(diff, _C.add(_C.mul(_C.abs(other), rtol), atol))
+        close = _C.logical_or(close, _C.logical_and(within, _C.isfinite(diff)))
+        if equal_nan:
+            close = _C.logical_or(close, _C.logical_and(_C.isnan(input), _C.isnan(other)))
+    return close
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when :func:`isclose` holds for every element."""
+    return builtins.bool(_C._all(isclose(input, other, rtol, atol, equal_nan), None, False, None))
 
 
 def numel(input):

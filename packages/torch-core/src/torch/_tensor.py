@@ -27,28 +27,7 @@ def _method(fn):
 
 
 # Reductions and composites: torch.f(x, ...) is x.f(...).
-for _name in (
-    "sum",
-    "mean",
-    "prod",
-    "max",
-    "min",
-    "amax",
-    "amin",
-    "argmax",
-    "argmin",
-    "all",
-    "any",
-    "std",
-    "var",
-    "norm",
-    "logsumexp",
-    "clamp",
-    "clip",
-    "lerp",
-    "square",
-    "count_nonzero",
-):
+for _name in F.TENSOR_METHODS:
     setattr(Tensor, _name, getattr(F, _name))
 
 
