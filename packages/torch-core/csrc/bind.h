@@ -30,7 +30,6 @@ Shape shape_from_args(const py::args& args, const char* op);  // f(2, 3) or f((2
 DimList to_dims(py::handle h, const char* op);                // None, int, or sequence
 py::object size_object(const Shape& s);                       // torch.Size
 Generator* opt_generator(py::handle h);
-py::object wrap_result(py::handle self, const Tensor& r);  // in-place: return self
 
 void bind_tensor(py::module_& m, py::class_<Tensor>& cls);
 void bind_ops(py::module_& m, py::class_<Tensor>& cls);

@@ -134,10 +134,6 @@ py::object size_object(const Shape& s) {
 
 Generator* opt_generator(py::handle h) { return h.is_none() ? nullptr : &h.cast<Generator&>(); }
 
-py::object wrap_result(py::handle self, const Tensor& r) {
-  return py::reinterpret_borrow<py::object>(self);
-}
-
 }  // namespace tc
 
 using namespace tc;
