@@ -15,6 +15,9 @@ struct DTypeObj {
   ScalarType type;
 };
 
+inline std::string type_name(py::handle h) {  // for messages: "str", "list", ...
+  return py::str(py::type::handle_of(h).attr("__name__"));
+}
 py::object dtype_object(ScalarType t);  // the singleton
 ScalarType to_dtype_arg(py::handle h,
                         const char* op);             // dtype object or Python type (float/int/bool)
@@ -34,5 +37,9 @@ Generator* opt_generator(py::handle h);
 void bind_tensor(py::module_& m, py::class_<Tensor>& cls);
 void bind_ops(py::module_& m, py::class_<Tensor>& cls);
 void bind_interop(py::module_& m, py::class_<Tensor>& cls);
+void bind_index(py::module_& m, py::class_<Tensor>& cls);   // bind_index.cpp: indexing, index ops
+void bind_shape(py::module_& m, py::class_<Tensor>& cls);   // bind_shape.cpp: cat, flip, ...
+void bind_sort(py::module_& m, py::class_<Tensor>& cls);    // bind_sort.cpp: scans, sort, topk
+void bind_linalg(py::module_& m, py::class_<Tensor>& cls);  // bind_linalg.cpp: LAPACK
 
 }  // namespace tc

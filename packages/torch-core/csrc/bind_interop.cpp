@@ -48,8 +48,7 @@ void scan(py::handle h, size_t depth, DataScan& s) {
   else if (PyFloat_Check(o) || PyObject_HasAttrString(o, "__float__"))
     s.kind = KFloat;
   else
-    fail(ErrorKind::Type, "tensor(): could not infer dtype of ",
-         std::string(py::str(h.get_type().attr("__name__"))));
+    fail(ErrorKind::Type, "tensor(): could not infer dtype of ", type_name(h));
   s.any = true;
 }
 
@@ -67,7 +66,7 @@ void fill_data(py::handle h, const Shape& shape, size_t depth, T*& p) {
   }
   if (depth < shape.size()) {
     TC_CHECK(is_seq(h), Value, "tensor(): expected a sequence of length ", shape[depth], " at dim ",
-             depth, " (got ", std::string(py::str(h.get_type().attr("__name__"))), ")");
+             depth, " (got ", type_name(h), ")");
     py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
     TC_CHECK(int64_t(seq.size()) == shape[depth], Value, "tensor(): expected sequence of length ",
              shape[depth], " at dim ", depth, " (got ", seq.size(), ")");
@@ -172,7 +171,7 @@ static StoragePtr borrowed_storage(void* data, size_t nbytes, py::object owner) 
 
 static Tensor from_numpy(py::handle obj) {
   TC_CHECK(py::isinstance<py::array>(obj), Type, "from_numpy(): expected np.ndarray (got ",
-           std::string(py::str(obj.get_type().attr("__name__"))), ")");
+           type_name(obj), ")");
   py::array a = py::reinterpret_borrow<py::array>(obj);
   ScalarType dt = from_numpy_dtype(a.dtype());
   TC_CHECK(a.dtype().byteorder() != '>', Value,

@@ -43,7 +43,21 @@ namespace tc {
   X(sum, reduce) X(prod, reduce) X(amax, reduce) X(amin, reduce) X(all, reduce)            \
   X(any, reduce) X(argmax, reduce) X(argmin, reduce)                                       \
   /* matrix products */                                                                    \
-  X(gemm, blas)
+  X(gemm, blas)                                                                            \
+  /* indexing (index.cpp) */                                                               \
+  X(index_select, index) X(gather, index) X(scatter, index) X(scatter_add, index)          \
+  X(scatter_reduce, index) X(index_add, index) X(index_put, index) X(masked_select, index) \
+  X(masked_fill, index) X(masked_scatter, index) X(nonzero, index) X(take, index)          \
+  X(searchsorted, index) X(bincount, index) X(histc, index)                                \
+  /* shape ops (shape.cpp) */                                                              \
+  X(cat, shape) X(flip, shape) X(roll, shape) X(tril, shape) X(triu, shape)                \
+  X(repeat_interleave, shape)                                                              \
+  /* scans and order statistics (sort.cpp) */                                              \
+  X(cumsum, scan) X(cumprod, scan) X(cummax, scan) X(cummin, scan) X(logcumsumexp, scan)   \
+  X(sort, order) X(topk, order) X(kthvalue, order) X(mode, order) X(unique, order)         \
+  /* linear algebra (linalg.cpp) */                                                        \
+  X(lu_factor, linalg) X(lu_solve, linalg) X(cholesky, linalg) X(qr, linalg)               \
+  X(svd, linalg) X(eigh, linalg) X(eig, linalg) X(lstsq, linalg) X(triangular_solve, linalg)
 
 // clang-format on
 enum class Op : int16_t {

@@ -96,5 +96,9 @@ void register_unary_kernels();
 void register_binary_kernels();
 void register_misc_kernels();
 void register_reduce_kernels();
+void register_index_kernels();   // index.cpp
+void register_shape_kernels();   // shape.cpp
+void register_sort_kernels();    // sort.cpp
+void register_linalg_kernels();  // linalg.cpp
 
 }  // namespace tc

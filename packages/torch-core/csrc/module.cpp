@@ -15,8 +15,7 @@ ScalarType to_dtype_arg(py::handle h, const char* op) {
   if (h.ptr() == (PyObject*)&PyFloat_Type) return ScalarType::Double;
   if (h.ptr() == (PyObject*)&PyLong_Type) return ScalarType::Long;
   if (h.ptr() == (PyObject*)&PyBool_Type) return ScalarType::Bool;
-  fail(ErrorKind::Type, op, "(): argument 'dtype' must be torch.dtype, not ",
-       std::string(py::str(h.get_type().attr("__name__"))));
+  fail(ErrorKind::Type, op, "(): argument 'dtype' must be torch.dtype, not ", type_name(h));
 }
 
 ScalarType opt_dtype(py::handle h, const char* op) {
@@ -27,7 +26,7 @@ Device to_device_arg(py::handle h) {
   if (py::isinstance<Device>(h)) return h.cast<Device>();
   if (PyLong_Check(h.ptr())) return Device{DeviceType::CUDA, h.cast<int>()};
   TC_CHECK(py::isinstance<py::str>(h), Type, "expected a torch.device or a string, got ",
-           std::string(py::str(h.get_type().attr("__name__"))));
+           type_name(h));
   std::string s = h.cast<std::string>();
   Device d;
   std::string type = s.substr(0, s.find(':'));
@@ -75,8 +74,7 @@ Scalar to_scalar(py::handle h, const char* op, const char* arg) {
     return Scalar::from_int(h.attr("__index__")().cast<int64_t>());
   if (PyObject_HasAttrString(o, "__float__"))
     return Scalar::from_double(h.attr("__float__")().cast<double>());
-  fail(ErrorKind::Type, op, "(): argument '", arg, "' must be a Number, not ",
-       std::string(py::str(h.get_type().attr("__name__"))));
+  fail(ErrorKind::Type, op, "(): argument '", arg, "' must be a Number, not ", type_name(h));
 }
 
 Tensor tensor_or_scalar(py::handle h, const char* op, const char* arg) {
@@ -85,13 +83,12 @@ Tensor tensor_or_scalar(py::handle h, const char* op, const char* arg) {
   if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o))
     return wrap_scalar(to_scalar(h, op, arg));
   fail(ErrorKind::Type, op, "(): argument '", arg, "' must be Tensor or Number, not ",
-       std::string(py::str(h.get_type().attr("__name__"))));
+       type_name(h));
 }
 
 Tensor opt_tensor(py::handle h) {
   if (h.is_none()) return Tensor();
-  TC_CHECK(py::isinstance<Tensor>(h), Type, "argument 'out' must be a Tensor, not ",
-           std::string(py::str(h.get_type().attr("__name__"))));
+  TC_CHECK(py::isinstance<Tensor>(h), Type, "argument 'out' must be a Tensor, not ", type_name(h));
   return h.cast<const Tensor&>();
 }
 
@@ -102,12 +99,11 @@ Shape to_shape(py::handle h, const char* op) {
     return s;
   }
   TC_CHECK(PySequence_Check(h.ptr()) && !py::isinstance<Tensor>(h), Type, op,
-           "(): argument 'size' must be a tuple of ints, not ",
-           std::string(py::str(h.get_type().attr("__name__"))));
+           "(): argument 'size' must be a tuple of ints, not ", type_name(h));
   for (auto item : py::reinterpret_borrow<py::sequence>(h)) {
     TC_CHECK(PyLong_Check(item.ptr()) || PyObject_HasAttrString(item.ptr(), "__index__"), Type, op,
              "(): argument 'size' must be a tuple of ints, but found element of type ",
-             std::string(py::str(item.get_type().attr("__name__"))));
+             type_name(item));
     s.push_back(item.attr("__index__")().cast<int64_t>());
   }
   return s;
@@ -233,7 +229,7 @@ PYBIND11_MODULE(_C, m) {
            })
       .def("__hash__", [](const Device& d) { return int(d.type) * 1000 + d.index; })
       .def("__reduce__", [](py::handle self) {
-        return py::make_tuple(self.get_type(), py::make_tuple(py::str(self)));
+        return py::make_tuple(py::type::handle_of(self), py::make_tuple(py::str(self)));
       });
   m.attr("device").attr("__module__") = "torch";
 
@@ -287,4 +283,8 @@ PYBIND11_MODULE(_C, m) {
   bind_tensor(m, cls);
   bind_ops(m, cls);
   bind_interop(m, cls);
+  bind_index(m, cls);
+  bind_shape(m, cls);
+  bind_sort(m, cls);
+  bind_linalg(m, cls);
 }

@@ -14,7 +14,12 @@ ElementwiseSpec spec_of(Op op) {
     ternary,
     movement,
     reduce,
-    blas
+    blas,
+    index,
+    shape,
+    scan,
+    order,
+    linalg
   };
   static const Group groups[] = {
 #define TC_OP_GROUP(name, group) group,
@@ -82,6 +87,10 @@ void register_cpu_kernels() {
   register_binary_kernels();
   register_misc_kernels();
   register_reduce_kernels();
+  register_index_kernels();
+  register_shape_kernels();
+  register_sort_kernels();
+  register_linalg_kernels();
 }
 
 }  // namespace tc

@@ -51,7 +51,7 @@ short = int16
 int = int32  # noqa: A001
 long = int64
 
-from torch import _tensor  # noqa: E402,F401  (adds the Python-side Tensor methods)
+from torch import _tensor, linalg  # noqa: E402,F401  (_tensor adds Python-side Tensor methods)
 from torch._C import (  # noqa: E402,F401
     abs,
     absolute,
@@ -143,6 +143,12 @@ from torch._C import (  # noqa: E402,F401
 from torch._creation import *  # noqa: E402,F403
 from torch._dtypes import *  # noqa: E402,F403
 from torch._functional import *  # noqa: E402,F403
+
+# The breadth of the core (torch.linalg is imported with _tensor above). These come after
+# torch._C's names so that they may extend them (torch.where(cond) with one argument, ...).
+from torch._indexing import *  # noqa: E402,F403
+from torch._shape_ops import *  # noqa: E402,F403
+from torch._sorting import *  # noqa: E402,F403
 
 install_missing_package_hints(__path__)
 

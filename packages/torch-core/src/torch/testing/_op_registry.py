@@ -837,6 +837,21 @@ OPS = [
 ]
 # fmt: on
 
+
+def _add_parts():
+    """The breadth ops are listed in their own modules, one per topic, joined here."""
+    from torch.testing import (
+        _registry_indexing,
+        _registry_linalg,
+        _registry_shape,
+        _registry_sorting,
+    )
+
+    for part in (_registry_indexing, _registry_shape, _registry_sorting, _registry_linalg):
+        OPS.extend(part.OPS)
+
+
+_add_parts()
 BY_NAME = {op.name: op for op in OPS}
 assert len(BY_NAME) == len(OPS), "an op is listed twice"
 

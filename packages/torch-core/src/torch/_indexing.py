@@ -1,0 +1,3 @@
+"""Advanced indexing and index ops (index_select, gather, scatter, masked ops, ...)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Shape ops (cat, stack, split, flip, roll, tril/triu, ...)."""
+
+__all__ = []

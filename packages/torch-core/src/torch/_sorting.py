@@ -1,0 +1,3 @@
+"""Scans and order statistics (cumsum, sort, topk, median, unique, ...)."""
+
+__all__ = []

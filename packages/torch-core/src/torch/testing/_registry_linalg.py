@@ -1,0 +1,6 @@
+"""Op registry entries for linear algebra; joined into ``_op_registry.OPS``.
+
+Entries use the helpers of ``torch.testing._op_registry`` (OpInfo, T, S, on, fixed, ...).
+"""
+
+OPS = []
