@@ -28,6 +28,13 @@ FIGURES = {
     "exp": ("exp 16M f32 out= (GB/s)", "rate", 0.8),
     "transpose": ("4096^2 .t().contiguous() (GB/s)", "rate", 1.0),
     "matmul": ("1024^2 matmul (GFLOP/s)", "rate", 0.85),
+    "mask_select": ("x[mask] 16M f32, half true (GB/s)", "rate", 0.8),
+    "index_select": ("index_select 1M of 4Mx16 (GB/s)", "rate", 0.8),
+    "gather": ("gather 1Mx16 of 4Mx16 (GB/s)", "rate", 0.8),
+    "sort": ("sort 16M f32 (Melem/s)", "rate", 0.8),
+    "topk": ("topk 100 of 16M f32 (Melem/s)", "rate", 0.8),
+    "solve": ("solve 1000x16x16 f32 (systems/ms)", "rate", 0.8),
+    "svd": ("svd 512x512 f32 (1/s)", "rate", 0.8),
 }
 
 

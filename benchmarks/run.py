@@ -109,6 +109,69 @@ def bench_matmul():
     return 2 * n**3 / timed(lambda: a @ b) / 1e9
 
 
+def bench_mask_select():
+    """x[mask], 16M float32 with half the mask true: GB/s counting 4 + 1 bytes/element read."""
+    import torch
+
+    x = torch.rand(N)
+    mask = torch.rand(N) < 0.5
+    return 5 * N / timed(lambda: x[mask]) / 1e9
+
+
+TABLE_ROWS, PICKED = 4 * 1024 * 1024, 1024 * 1024  # a 4M x 16 table, 1M rows picked
+
+
+def bench_index_select():
+    """torch.index_select(table, 0, idx) of 1M rows of a 4M x 16 float32 table: GB/s written."""
+    import torch
+
+    table = torch.rand(TABLE_ROWS, 16)
+    idx = torch.randint(0, TABLE_ROWS, (PICKED,))
+    return PICKED * 16 * 4 / timed(lambda: torch.index_select(table, 0, idx)) / 1e9
+
+
+def bench_gather():
+    """torch.gather(table, 0, idx) with idx of shape (1M, 16) into a 4M x 16 table: GB/s written."""
+    import torch
+
+    table = torch.rand(TABLE_ROWS, 16)
+    idx = torch.randint(0, TABLE_ROWS, (PICKED, 1)).expand(PICKED, 16).contiguous()
+    return PICKED * 16 * 4 / timed(lambda: torch.gather(table, 0, idx)) / 1e9
+
+
+def bench_sort():
+    """torch.sort of 16M float32 (values and indices): million elements per second."""
+    import torch
+
+    x = torch.rand(N)
+    return N / timed(lambda: torch.sort(x), min_runs=5) / 1e6
+
+
+def bench_topk():
+    """torch.topk(x, 100) of 16M float32: million elements scanned per second."""
+    import torch
+
+    x = torch.rand(N)
+    return N / timed(lambda: torch.topk(x, 100), min_runs=5) / 1e6
+
+
+def bench_solve():
+    """torch.linalg.solve of 1000 batched 16x16 float32 systems: systems per millisecond."""
+    import torch
+
+    a = torch.randn(1000, 16, 16) + 16 * torch.eye(16)
+    b = torch.randn(1000, 16, 1)
+    return 1000 / timed(lambda: torch.linalg.solve(a, b)) / 1e3
+
+
+def bench_svd():
+    """torch.linalg.svd of a 512x512 float32 matrix: decompositions per second."""
+    import torch
+
+    a = torch.randn(512, 512)
+    return 1 / timed(lambda: torch.linalg.svd(a), min_runs=5)
+
+
 # name -> (function, unit)
 FIGURES = {
     "import": (bench_import, "ms"),
@@ -118,6 +181,13 @@ FIGURES = {
     "exp": (bench_exp, "GB/s"),
     "transpose": (bench_transpose, "GB/s"),
     "matmul": (bench_matmul, "GFLOP/s"),
+    "mask_select": (bench_mask_select, "GB/s"),
+    "index_select": (bench_index_select, "GB/s"),
+    "gather": (bench_gather, "GB/s"),
+    "sort": (bench_sort, "Melem/s"),
+    "topk": (bench_topk, "Melem/s"),
+    "solve": (bench_solve, "systems/ms"),
+    "svd": (bench_svd, "1/s"),
 }
 
 
