@@ -258,13 +258,17 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
                      device.is_none() ? Device() : to_device_arg(device));
       },
       py::arg("size"), py::arg("dtype") = py::none(), py::arg("device") = py::none());
-  m.def("_full", [](py::handle size, py::handle value, py::handle dtype) {
-    Scalar v = to_scalar(value, "full", "fill_value");
-    ScalarType dt = opt_dtype(dtype, "full");
-    Tensor r = empty(to_shape(size, "full"), dt == ScalarType::Undefined ? v.natural_dtype() : dt);
-    fill_(r, v);
-    return r;
-  });
+  m.def(
+      "_full",
+      [](py::handle size, py::handle value, py::handle dtype, const std::string& op) {
+        Scalar v = to_scalar(value, op.c_str(), "fill_value");
+        ScalarType dt = opt_dtype(dtype, op.c_str());
+        Tensor r =
+            empty(to_shape(size, op.c_str()), dt == ScalarType::Undefined ? v.natural_dtype() : dt);
+        fill_(r, v);
+        return r;
+      },
+      py::arg("size"), py::arg("value"), py::arg("dtype"), py::arg("op") = "full");
   m.def("_arange", [](double start, double end, double step, py::handle dtype) {
     return arange(start, end, step, to_dtype_arg(dtype, "arange"));
   });

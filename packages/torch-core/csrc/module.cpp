@@ -92,20 +92,36 @@ Tensor opt_tensor(py::handle h) {
   return h.cast<const Tensor&>();
 }
 
+// One int of a size or dim list: Python ints directly, else anything with __index__.
+static int64_t index_int(PyObject* o, const char* op) {
+  if (PyLong_Check(o) && !PyBool_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    TC_CHECK(!overflow, Runtime, op, "(): size or dim ", std::string(py::str(o)),
+             " overflows int64");
+    return v;
+  }
+  TC_CHECK(PyObject_HasAttrString(o, "__index__") && !PyBool_Check(o), Type, op,
+           "(): argument 'size' must be a tuple of ints, but found element of type ", type_name(o));
+  return py::handle(o).attr("__index__")().cast<int64_t>();
+}
+
 Shape to_shape(py::handle h, const char* op) {
   Shape s;
   if (PyLong_Check(h.ptr())) {
-    s.push_back(h.cast<int64_t>());
+    s.push_back(index_int(h.ptr(), op));
+    return s;
+  }
+  if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) {  // the common case, without iterators
+    PyObject* seq = h.ptr();
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject** items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < n; i++) s.push_back(index_int(items[i], op));
     return s;
   }
   TC_CHECK(PySequence_Check(h.ptr()) && !py::isinstance<Tensor>(h), Type, op,
            "(): argument 'size' must be a tuple of ints, not ", type_name(h));
-  for (auto item : py::reinterpret_borrow<py::sequence>(h)) {
-    TC_CHECK(PyLong_Check(item.ptr()) || PyObject_HasAttrString(item.ptr(), "__index__"), Type, op,
-             "(): argument 'size' must be a tuple of ints, but found element of type ",
-             type_name(item));
-    s.push_back(item.attr("__index__")().cast<int64_t>());
-  }
+  for (auto item : py::reinterpret_borrow<py::sequence>(h)) s.push_back(index_int(item.ptr(), op));
   return s;
 }
 

@@ -52,13 +52,10 @@ def _finish(t, requires_grad=False, device=None):
 
 
 def _size(size, op):
+    """f(2, 3) and f((2, 3)) alike; the core checks the ints (naming `op` on error)."""
     if len(size) == 1 and not isinstance(size[0], builtins.int):
-        size = size[0]
-    if not isinstance(size, (tuple, list)) or not builtins.all(
-        isinstance(s, builtins.int) or hasattr(s, "__index__") for s in size
-    ):
-        raise TypeError(f"{op}(): argument 'size' must be a tuple of ints, not {size!r}")
-    return tuple(s.__index__() for s in size)
+        return size[0]
+    return size
 
 
 def _is_ndarray(x):
@@ -107,8 +104,8 @@ def _filled(size, value, dtype, device, requires_grad, op, out=None):
     size = _size(size, op)
     if out is not None:
         return out.resize_(size).fill_(value)
-    t = _C._full(size, value, dtype or _C.get_default_dtype())
-    return _finish(t, requires_grad, device)
+    t = _C._full(size, value, dtype or _C.get_default_dtype(), op)
+    return t if device is None and not requires_grad else _finish(t, requires_grad, device)
 
 
 def empty(

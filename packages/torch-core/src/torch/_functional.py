@@ -116,11 +116,15 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _out(_C._amin(input, _dims(dim), keepdim, None), out)
 
 
+# op -> (full reduction, reduction with indices, elementwise form, result type)
+_MAX_MIN = {
+    "max": (_C._amax, _C._argmax, _C.maximum, return_types.max),
+    "min": (_C._amin, _C._argmin, _C.minimum, return_types.min),
+}
+
+
 def _max_min(op, input, dim, keepdim, other, out):
-    fn, arg, elementwise, kind = {
-        "max": (_C._amax, _C._argmax, _C.maximum, return_types.max),
-        "min": (_C._amin, _C._argmin, _C.minimum, return_types.min),
-    }[op]
+    fn, arg, elementwise, kind = _MAX_MIN[op]
     _check_tensor(input, op)
     if isinstance(dim, Tensor):  # torch.max(a, b)
         dim, other = None, dim
@@ -253,24 +257,12 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 
 
 def clamp(input, min=None, max=None, *, out=None):
-    """Limits values to [min, max] (either bound may be None or a tensor)."""
+    """Limits values to [min, max] (either bound may be None, a number or a tensor)."""
     if min is None and max is None:
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
-    r = input
-    if min is not None:
-        r = _C.maximum(r, min if isinstance(min, Tensor) else _scalar_like(min, input))
-    if max is not None:
-        r = _C.minimum(r, max if isinstance(max, Tensor) else _scalar_like(max, input))
-    if r is input:
-        r = input.clone()
+    r = input if min is None else _C.maximum(input, min)  # numbers promote weakly
+    r = r if max is None else _C.minimum(r, max)
     return _out(r, out)
-
-
-def _scalar_like(v, ref):
-    """A number as a 0-d tensor that promotes like a Python scalar would."""
-    t = _C._full((), v, None)
-    dt = _C.result_type(ref, v)
-    return t._to_dtype(dt, False)
 
 
 clip = clamp
