@@ -135,13 +135,6 @@ static Tensor add_sub(Op op, const Tensor& a, py::handle b, py::handle alpha, py
 static std::string method_inplace(const char* name) { return std::string(name) + "_"; }
 
 void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
-  static std::vector<std::string> names;  // pybind11 keeps the pointers we pass
-  names.reserve(256);
-  auto keep = [](std::string s) {
-    names.push_back(std::move(s));
-    return names.back().c_str();
-  };
-
   // ---------------------------------------------------------------- unary
   for (const NamedOp& u : kUnaryOps) {
     Op op = u.op;
@@ -151,7 +144,7 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
         py::arg("input"), py::kw_only(), py::arg("out") = py::none());
     cls.def(u.name, [op](const Tensor& x) { return unary(op, x); });
     if (spec_of(op).bool_out && op != Op::logical_not) continue;
-    cls.def(keep(method_inplace(u.name)), [op](py::handle self) {
+    cls.def(method_inplace(u.name).c_str(), [op](py::handle self) {
       const Tensor& x = self.cast<const Tensor&>();
       unary(op, x, x);
       return self_ref(self);
@@ -186,7 +179,7 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
     cls.def(name, [op, name](const Tensor& a, py::handle c) {
       return binary(op, a, tensor_or_scalar(c, name, "other"));
     });
-    cls.def(keep(method_inplace(name)), [op, name](py::handle self, py::handle c) {
+    cls.def(method_inplace(name).c_str(), [op, name](py::handle self, py::handle c) {
       const Tensor& a = self.cast<const Tensor&>();
       binary(op, a, tensor_or_scalar(c, name, "other"), a);
       return self_ref(self);
@@ -208,7 +201,7 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
         },
         py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
     cls.def(
-        keep(method_inplace(name)),
+        method_inplace(name).c_str(),
         [op](py::handle self, py::handle b, py::handle alpha) {
           const Tensor& a = self.cast<const Tensor&>();
           add_sub(op, a, b, alpha, self);
@@ -318,13 +311,13 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
 
   // ---------------------------------------------------------------- reductions
   for (Op op : {Op::sum, Op::prod, Op::amax, Op::amin, Op::all, Op::any}) {
-    m.def(keep(std::string("_") + op_name(op)),
+    m.def((std::string("_") + op_name(op)).c_str(),
           [op](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
             return reduce(op, x, to_dims(dim, op_name(op)), keepdim, opt_dtype(dtype, op_name(op)));
           });
   }
   for (Op op : {Op::argmax, Op::argmin}) {
-    m.def(keep(std::string("_") + op_name(op)),
+    m.def((std::string("_") + op_name(op)).c_str(),
           [op](const Tensor& x, py::handle dim, bool keepdim) {
             auto r = arg_reduce(op, x, to_dims(dim, op_name(op)), keepdim);
             return py::make_tuple(r.first, r.second);
