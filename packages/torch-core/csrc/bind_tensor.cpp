@@ -48,16 +48,65 @@ struct StorageRef {
   StoragePtr s;
 };
 
+// A storage over another object's buffer (bytes-like, mmap slice); the object stays
+// alive and its buffer exported until the last view of the storage goes.
+static StoragePtr storage_over_buffer(py::handle obj) {
+  auto* view = new Py_buffer();
+  if (PyObject_GetBuffer(obj.ptr(), view, PyBUF_SIMPLE | PyBUF_WRITABLE) != 0) {
+    delete view;
+    throw py::error_already_set();
+  }
+  auto s = std::make_shared<Storage>();
+  s->data = view->buf;
+  s->nbytes = size_t(view->len);
+  s->ctx = view;
+  s->resizable = false;
+  s->deleter = [](void*, void* ctx) {
+    auto* v = static_cast<Py_buffer*>(ctx);
+    if (Py_IsInitialized()) {
+      py::gil_scoped_acquire gil;
+      PyBuffer_Release(v);
+    }
+    delete v;
+  };
+  return s;
+}
+
 void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
-  py::class_<StorageRef>(m, "UntypedStorage", "The byte buffer that a tensor and its views share.")
+  py::class_<StorageRef>(m, "UntypedStorage", py::buffer_protocol(),
+                         "The byte buffer that a tensor and its views share.")
+      .def(py::init([](int64_t nbytes) {
+             TC_CHECK(nbytes >= 0, Runtime, "UntypedStorage: negative size ", nbytes);
+             StoragePtr st = get_allocator(DeviceType::CPU)->allocate(size_t(nbytes));
+             return StorageRef{st};
+           }),
+           py::arg("nbytes") = 0)
+      .def_static(
+          "_from_buffer", [](py::handle obj) { return StorageRef{storage_over_buffer(obj)}; },
+          "A storage sharing the memory of a writable buffer (bytearray, mmap, ...).")
+      .def_buffer([](StorageRef& r) {
+        return py::buffer_info(r.s->data, 1, "B", 1, {py::ssize_t(r.s->nbytes)}, {1}, false);
+      })
       .def("data_ptr", [](const StorageRef& r) { return reinterpret_cast<uintptr_t>(r.s->data); })
       .def("nbytes", [](const StorageRef& r) { return r.s->nbytes; })
       .def("size", [](const StorageRef& r) { return r.s->nbytes; })
       .def("__len__", [](const StorageRef& r) { return r.s->nbytes; })
       .def("element_size", [](const StorageRef&) { return 1; })
       .def_property_readonly("device", [](const StorageRef& r) { return r.s->device; })
-      .def("__eq__", [](const StorageRef& a, const StorageRef& b) { return a.s == b.s; });
+      .def("_key", [](const StorageRef& r) { return reinterpret_cast<uintptr_t>(r.s.get()); })
+      .def("__eq__", [](const StorageRef& a, const StorageRef& b) { return a.s == b.s; })
+      .def("__hash__", [](const StorageRef& r) { return std::hash<Storage*>()(r.s.get()); });
   m.attr("UntypedStorage").attr("__module__") = "torch";
+  // A tensor viewing `storage` as `dtype` with the given layout (bounds checked).
+  m.def("_tensor_from_storage", [](const StorageRef& r, py::handle dtype, int64_t offset,
+                                   py::handle size, py::handle stride) {
+    auto impl = std::make_shared<TensorImpl>();
+    impl->storage = r.s;
+    impl->dtype = to_dtype_arg(dtype, "_rebuild_tensor");
+    Tensor base(std::move(impl));
+    return as_strided(base, to_shape(size, "_rebuild_tensor"), to_shape(stride, "_rebuild_tensor"),
+                      offset);
+  });
   cls.def("untyped_storage", [](const Tensor& t) { return StorageRef{t.impl()->storage}; });
 
   m.def("_set_autograd_missing", [](py::object msg) { g_autograd_missing = msg; });

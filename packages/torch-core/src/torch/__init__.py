@@ -51,7 +51,13 @@ short = int16
 int = int32  # noqa: A001
 long = int64
 
-from torch import _tensor, linalg  # noqa: E402,F401  (_tensor adds Python-side Tensor methods)
+# The breadth of the core (torch.linalg is imported with _tensor above). These come after
+# torch._C's names so that they may extend them (torch.where(cond) with one argument, ...).
+from torch import (  # noqa: E402,F401  (_tensor adds Python-side Tensor methods)
+    _tensor,
+    linalg,
+    serialization,  # noqa: E402
+)
 from torch._C import (  # noqa: E402,F401
     abs,
     absolute,
@@ -143,12 +149,11 @@ from torch._C import (  # noqa: E402,F401
 from torch._creation import *  # noqa: E402,F403
 from torch._dtypes import *  # noqa: E402,F403
 from torch._functional import *  # noqa: E402,F403
-
-# The breadth of the core (torch.linalg is imported with _tensor above). These come after
-# torch._C's names so that they may extend them (torch.where(cond) with one argument, ...).
 from torch._indexing import *  # noqa: E402,F403
 from torch._shape_ops import *  # noqa: E402,F403
 from torch._sorting import *  # noqa: E402,F403
+from torch.serialization import load, save  # noqa: E402,F401
+from torch.storage import *  # noqa: E402,F403
 
 install_missing_package_hints(__path__)
 

@@ -338,10 +338,6 @@ def __deepcopy__(self, memo):
 
 @_method
 def __reduce_ex__(self, protocol):
-    return (_rebuild, (self.tolist(), self.dtype, tuple(self.shape)))
+    from torch._utils import _reduce_tensor
 
-
-def _rebuild(data, dtype, shape):
-    from torch._creation import tensor
-
-    return tensor(data, dtype=dtype).reshape(shape)
+    return _reduce_tensor(self)
