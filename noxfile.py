@@ -66,7 +66,8 @@ def core_only(session: nox.Session) -> None:
     """torch-core alone: a NumPy-like library whose missing parts name the package to install."""
     session.install(core_wheel(session), *TEST_DEPS)
     session.run("python", "-c", MISSING_NN_CHECK)
-    session.run("pytest", "packages/torch-core/tests", *session.posargs)
+    # the slow tests (the checkpoint fuzzer) already run in the `tests` session
+    session.run("pytest", "packages/torch-core/tests", "-m", "not slow", *session.posargs)
 
 
 MISSING_NN_CHECK = """

@@ -8,6 +8,7 @@ Loading is safe by default: ``weights_only=True`` lets the pickle name only the 
 that rebuild tensors and containers (and those added with :func:`add_safe_globals`).
 """
 
+import _compat_pickle
 import collections
 import contextlib
 import io
@@ -158,7 +159,7 @@ class _Records:
         self.f = f
         try:
             self.zf = zipfile.ZipFile(f)
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as e:
             raise RuntimeError(
                 f"load: the file is not a valid checkpoint zip archive ({e})"
             ) from None
@@ -176,7 +177,14 @@ class _Records:
         info = self._info(name)
         try:
             return self.zf.read(info)
-        except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as e:
+        except (
+            zipfile.BadZipFile,
+            OSError,
+            EOFError,
+            zlib.error,
+            ValueError,
+            NotImplementedError,
+        ) as e:
             raise RuntimeError(f"load: record '{info.filename}' is corrupt ({e})") from None
 
     def _info(self, name):
@@ -186,6 +194,8 @@ class _Records:
         return info
 
     def _data_offset(self, info):
+        if info.header_offset < 0:
+            raise RuntimeError(f"load: record '{info.filename}' has a corrupt offset")
         self.f.seek(info.header_offset)
         header = self.f.read(30)
         if len(header) != 30 or header[:4] != b"PK\x03\x04":
@@ -244,6 +254,9 @@ class _Unpickler(pickle.Unpickler):
         self.allowed = _default_safe_globals() if weights_only else None
 
     def find_class(self, module, name):
+        # protocol-2 pickles spell some Python 3 names the Python 2 way (__builtin__.set)
+        module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
+        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         if self.weights_only:
             full = f"{module}.{name}"
             obj = _SAFE_GLOBALS.get(full, self.allowed.get(full))
@@ -325,16 +338,18 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=Fa
         data = records.read("data.pkl")
         if records.has("byteorder") and records.read("byteorder") not in (b"little", b""):
             raise RuntimeError("load: big-endian checkpoints are not supported")
-        try:
-            result = _Unpickler(io.BytesIO(data), weights_only, load_storage).load()
-        except (pickle.UnpicklingError, RuntimeError):
-            raise
-        except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError,
-                struct.error, UnicodeDecodeError) as e:  # fmt: skip
-            raise pickle.UnpicklingError(
-                f"load: data.pkl is not a valid checkpoint pickle ({e!r:.200})"
-            ) from None
-        return result
+        return _unpickle(io.BytesIO(data), weights_only, load_storage)
+
+
+def _unpickle(file, weights_only, load_storage):
+    """The checkpoint's object; any failure inside the pickle becomes an UnpicklingError."""
+    try:
+        return _Unpickler(file, weights_only, load_storage).load()
+    except (pickle.UnpicklingError, RuntimeError):
+        raise
+    except Exception as e:  # a malformed pickle can raise nearly anything while unpickling
+        message = f"load: the pickle in the checkpoint is malformed ({e!r:.200})"
+        raise pickle.UnpicklingError(message) from None
 
 
 def _mapped(storage, location, map_location):
@@ -378,8 +393,10 @@ def _legacy_load(f, map_location, weights_only):
             wanted[key] = (_mapped(storage, location, map_location), numel, dtype.itemsize)
         return wanted[key][0]
 
-    result = _Unpickler(f, weights_only, load_storage).load()
+    result = _unpickle(f, weights_only, load_storage)
     keys = header("storage keys")
+    if not isinstance(keys, list):
+        raise RuntimeError("load: legacy checkpoint has a malformed list of storage keys")
     for key in keys:
         if str(key) not in wanted:
             raise RuntimeError(f"load: legacy checkpoint lists an unknown storage '{key}'")
