@@ -129,10 +129,8 @@ def example(session: nox.Session) -> None:
     session.run("python", "examples/tensor_demo.py")
 
 
-@nox.session(python=PYTHON)
-def bench(session: nox.Session) -> None:
-    """Benchmarks under this project and under PyTorch 2.13 (.nox/bench-ref), in one table."""
-    install_all(session, "numpy")
+def pytorch_venv(session: nox.Session) -> str:
+    """Python of a separate venv with real PyTorch 2.13 (.nox/bench-ref): oracle and peer only."""
     ref = ROOT / ".nox" / "bench-ref"
     ref_python = ref / "bin" / "python"
     if not ref_python.exists():
@@ -140,6 +138,25 @@ def bench(session: nox.Session) -> None:
     session.run(
         str(ref_python), "-m", "pip", "install", "-q", "torch==2.13.0", "numpy", external=True
     )
+    return str(ref_python)
+
+
+@nox.session(python=PYTHON)
+def interop(session: nox.Session) -> None:
+    """Checkpoints written by this project load in PyTorch 2.13, values and sharing intact."""
+    session.install(core_wheel(session))
+    ref_python = pytorch_venv(session)
+    script = str(CORE / "tests" / "checkpoints" / "interop_check.py")
+    with tempfile.TemporaryDirectory() as folder:
+        session.run("python", script, "write", folder)
+        session.run(ref_python, script, "check", folder, external=True)
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """Benchmarks under this project and under PyTorch 2.13 (.nox/bench-ref), in one table."""
+    install_all(session, "numpy")
+    ref_python = pytorch_venv(session)
     ours = os.path.join(session.bin, "python")
     session.run(
         "python",
