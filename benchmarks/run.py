@@ -172,6 +172,65 @@ def bench_svd():
     return 1 / timed(lambda: torch.linalg.svd(a), min_runs=5)
 
 
+STATE_MB = 200
+
+
+def _state_dict():
+    """About 200 MB of float32 tensors of mixed sizes, like a model's state_dict."""
+    import torch
+
+    sizes, sd, total, i = [1 << 20, 1 << 18, 1 << 16, 1 << 12, 1 << 10], {}, 0, 0
+    while total < STATE_MB * (1 << 20):
+        n = sizes[i % len(sizes)]
+        sd[f"layer{i}.weight"] = torch.rand(n)
+        total, i = total + 4 * n, i + 1
+    return sd, total
+
+
+def bench_save():
+    """torch.save of a 200 MB state_dict (mixed tensor sizes) to a file: MB/s."""
+    import torch
+
+    sd, total = _state_dict()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "sd.pt")
+        return total / 1e6 / timed(lambda: torch.save(sd, path), warmup=1, min_runs=5)
+
+
+def bench_load():
+    """torch.load of that 200 MB state_dict from a file (in the page cache): MB/s."""
+    import torch
+
+    sd, total = _state_dict()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "sd.pt")
+        torch.save(sd, path)
+        del sd
+        return total / 1e6 / timed(lambda: torch.load(path), warmup=1, min_runs=5)
+
+
+def _rss_mb():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
+
+
+def bench_mmap_load():
+    """torch.load(mmap=True) of a 1 GB checkpoint, tensors untouched: seconds (RSS growth
+    in MB is reported alongside, in `extra`)."""
+    import torch
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "big.pt")
+        torch.save({f"t{i}": torch.zeros(1 << 24) for i in range(16)}, path)  # 16 x 64 MB
+        before = _rss_mb()
+        t0 = time.perf_counter()
+        sd = torch.load(path, mmap=True)
+        seconds = time.perf_counter() - t0
+        bench_mmap_load.extra = f"RSS growth {_rss_mb() - before:.1f} MB"
+        del sd
+        return seconds
+
+
 # name -> (function, unit)
 FIGURES = {
     "import": (bench_import, "ms"),
@@ -188,6 +247,9 @@ FIGURES = {
     "topk": (bench_topk, "Melem/s"),
     "solve": (bench_solve, "systems/ms"),
     "svd": (bench_svd, "1/s"),
+    "save": (bench_save, "MB/s"),
+    "load": (bench_load, "MB/s"),
+    "mmap_load": (bench_mmap_load, "s"),
 }
 
 
@@ -237,6 +299,7 @@ def main(argv=None):
             "value": value,
             "unit": unit,
             "error": error,
+            "extra": getattr(fn, "extra", None),
             "seconds": round(time.perf_counter() - t0, 2),
         }
         print(f"{name}: {value} {unit} {error or ''}", file=sys.stderr)

@@ -10,6 +10,7 @@ that rebuild tensors and containers (and those added with :func:`add_safe_global
 
 import _compat_pickle
 import collections
+import concurrent.futures
 import contextlib
 import io
 import mmap as mmap_module
@@ -169,6 +170,10 @@ class _Records:
         self.prefix = names[0].split("/")[0] + "/"
         self.infos = {i.filename: i for i in self.zf.infolist()}
         self.mapped = mmap_file
+        # CRCs are checked on a second thread while the next record is read (both release
+        # the GIL); verify() waits for them before load returns.
+        self.checks = []
+        self.pool = None
 
     def has(self, name):
         return self.prefix + name in self.infos
@@ -227,9 +232,20 @@ class _Records:
             raise RuntimeError(
                 f"load: record '{info.filename}' is truncated ({got} of {nbytes} bytes)"
             )
-        if zlib.crc32(memoryview(storage)) != info.CRC:
-            raise RuntimeError(f"load: record '{info.filename}' is corrupt (CRC mismatch)")
+        if self.pool is None:
+            self.pool = concurrent.futures.ThreadPoolExecutor(1)
+        crc = self.pool.submit(zlib.crc32, memoryview(storage))
+        self.checks.append((info.filename, crc, info.CRC))
         return storage
+
+    def verify(self):
+        for name, crc, expected in self.checks:
+            if crc.result() != expected:
+                raise RuntimeError(f"load: record '{name}' is corrupt (CRC mismatch)")
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown()
 
 
 def _check_location(location, map_location):
@@ -338,7 +354,12 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=Fa
         data = records.read("data.pkl")
         if records.has("byteorder") and records.read("byteorder") not in (b"little", b""):
             raise RuntimeError("load: big-endian checkpoints are not supported")
-        return _unpickle(io.BytesIO(data), weights_only, load_storage)
+        try:
+            result = _unpickle(io.BytesIO(data), weights_only, load_storage)
+            records.verify()
+        finally:
+            records.close()
+        return result
 
 
 def _unpickle(file, weights_only, load_storage):
