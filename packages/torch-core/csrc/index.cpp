@@ -54,7 +54,8 @@ using PutFn = void (*)(const Tensor& sub, const int64_t* off, int64_t nb, const 
                        PutMode mode);
 using MaskRowsFn = void (*)(const char* x, const bool* mask, int64_t rows, int64_t inner, char* out,
                             const int64_t* starts, const Chunks& ch);
-using NonzeroCountFn = int64_t (*)(const char* x, int64_t begin, int64_t end);
+using NonzeroFn = int64_t (*)(const char* x, int64_t begin, int64_t end, const Shape& sizes,
+                              int64_t* out);
 using IndexSelectFn = void (*)(const char* x, const int64_t* idx, int64_t outer, int64_t n,
                                int64_t k, int64_t inner, char* out);
 using GatherFn = void (*)(const Tensor& x, int64_t dim, const Tensor& idx, char* out,
@@ -159,61 +160,86 @@ TC_MULTIVERSION void mask_rows_kernel(const char* xb, const bool* mask, int64_t 
   }
 }
 
+// Counts the nonzeros of x[b:e] (out == nullptr) or writes their coordinates (nd per row)
+// into out, walking the coordinates of a contiguous tensor of `sizes` along with i.
 template <class T>
-int64_t nonzero_count_kernel(const char* xb, int64_t b, int64_t e) {
+int64_t nonzero_kernel(const char* xb, int64_t b, int64_t e, const Shape& sizes, int64_t* out) {
+  using A = typename AccOf<T>::type;
   const T* x = reinterpret_cast<const T*>(xb);
   int64_t n = 0;
-  using A = typename AccOf<T>::type;
-  for (int64_t i = b; i < e; i++) n += A(x[i]) != A(0);
-  return n;
-}
-template <>
-int64_t nonzero_count_kernel<bool>(const char* xb, int64_t b, int64_t e) {
-  const uint8_t* x = reinterpret_cast<const uint8_t*>(xb);
-  int64_t n = 0;
-  for (int64_t i = b; i < e; i++) n += x[i] != 0;
+  if (!out) {
+    for (int64_t i = b; i < e; i++) n += A(x[i]) != A(0);
+    return n;
+  }
+  int64_t nd = int64_t(sizes.size()), coord[16], rem = b;
+  for (int64_t d = nd - 1; d >= 0; d--) {
+    coord[d] = rem % sizes[d];
+    rem /= sizes[d];
+  }
+  for (int64_t i = b; i < e; i++) {
+    if (A(x[i]) != A(0)) {
+      for (int64_t d = 0; d < nd; d++) out[d] = coord[d];
+      out += nd;
+      n++;
+    }
+    for (int64_t d = nd - 1; d >= 0 && ++coord[d] == sizes[d]; d--) coord[d] = 0;
+  }
   return n;
 }
 
 template <class T>
-void index_select_kernel(const char* xb, const int64_t* idx, int64_t outer, int64_t n, int64_t k,
-                         int64_t inner, char* outb) {
+TC_MULTIVERSION void index_select_kernel(const char* xb, const int64_t* idx, int64_t outer,
+                                         int64_t n, int64_t k, int64_t inner, char* outb) {
   const T* x = reinterpret_cast<const T*>(xb);
   T* out = reinterpret_cast<T*>(outb);
 #pragma omp parallel for num_threads(threads_for(outer * k * inner)) schedule(static)
   for (int64_t r = 0; r < outer * k; r++) {
-    const T* src = x + ((r / k) * n + idx[r % k]) * inner;
+    int64_t o = outer == 1 ? 0 : r / k, j = outer == 1 ? r : r % k;
+    const T* src = x + (o * n + idx[j]) * inner;
     T* dst = out + r * inner;
-    if (inner == 1)
-      dst[0] = src[0];
-    else
-      std::memcpy(dst, src, sizeof(T) * inner);
+    for (int64_t i = 0; i < inner; i++) dst[i] = src[i];
   }
 }
 
-// out[..., j] = x[... with coordinate `dim` replaced by idx[..., j]]; idx contiguous int64,
-// parallel over the rows of idx's last dim.
+// out[..., j] = x[... with coordinate `dim` replaced by idx[..., j]], parallel over the rows
+// of idx's last dim. idx may be strided; a row whose index is broadcast along the last dim
+// (stride 0, an expanded index) is one run of x.
 template <class T>
-void gather_kernel(const Tensor& x, int64_t dim, const Tensor& idx, char* outb, BadIndex& bad) {
+TC_MULTIVERSION void gather_kernel(const Tensor& x, int64_t dim, const Tensor& idx, char* outb,
+                                   BadIndex& bad) {
   const T* xd = x.data_as<T>();
   const int64_t* id = idx.data_as<int64_t>();
   T* out = reinterpret_cast<T*>(outb);
   int64_t nd = idx.dim(), last = idx.size(nd - 1), rows = idx.numel() / std::max<int64_t>(last, 1);
   int64_t n = x.size(dim), sdim = x.stride(dim), slast = x.stride(nd - 1);
-  int64_t jstep = dim == nd - 1 ? 0 : slast;
+  int64_t jstep = dim == nd - 1 ? 0 : slast, ilast = idx.stride(nd - 1);
+  bool run = ilast == 0 && dim != nd - 1;
   const Shape& isz = idx.sizes();
 #pragma omp parallel for num_threads(threads_for(idx.numel())) schedule(static)
   for (int64_t r = 0; r < rows; r++) {
-    int64_t base = 0, rem = r;
+    int64_t base = 0, ioff = 0, rem = r;
     for (int64_t d = nd - 2; d >= 0; d--) {
       int64_t c = rem % isz[d];
       rem /= isz[d];
+      ioff += c * idx.stride(d);
       if (d != dim) base += c * x.stride(d);
     }
-    const int64_t* ir = id + r * last;
     T* o = out + r * last;
+    if (run) {
+      int64_t i = id[ioff];
+      if (i < 0 || i >= n) {
+        bad.record(i, dim);
+        continue;
+      }
+      const T* src = xd + base + i * sdim;
+      if (slast == 1)
+        for (int64_t j = 0; j < last; j++) o[j] = src[j];
+      else
+        for (int64_t j = 0; j < last; j++) o[j] = src[j * slast];
+      continue;
+    }
     for (int64_t j = 0; j < last; j++) {
-      int64_t i = ir[j];
+      int64_t i = id[ioff + j * ilast];
       if (i < 0 || i >= n) {
         bad.record(i, dim);
         break;
@@ -320,11 +346,12 @@ Tensor mask_rows(const Tensor& x_in, const Tensor& mask_in) {
   Chunks ch(rows * std::max<int64_t>(inner, 1));
   std::vector<int64_t> starts(ch.n + 1, 0);
   const bool* m = mask.data_as<bool>();
-  auto count = find_kernel<NonzeroCountFn>(Op::nonzero, x.device(), ScalarType::Bool);
+  auto count = find_kernel<NonzeroFn>(Op::nonzero, x.device(), ScalarType::Bool);
+  Shape flat{rows};
 #pragma omp parallel for num_threads(ch.n) schedule(static, 1)
   for (int c = 0; c < ch.n; c++) {
     int64_t b = std::min(rows, c * ch.size), e = std::min(rows, b + ch.size);
-    starts[c + 1] = count(reinterpret_cast<const char*>(m), b, e);
+    starts[c + 1] = count(reinterpret_cast<const char*>(m), b, e, flat, nullptr);
   }
   for (int c = 0; c < ch.n; c++) starts[c + 1] += starts[c];
   Shape shape{starts[ch.n]};
@@ -339,33 +366,23 @@ Tensor mask_rows(const Tensor& x_in, const Tensor& mask_in) {
 Tensor nonzero(const Tensor& x_in) {
   Tensor x = contiguous(x_in);
   int64_t total = x.numel(), nd = x.dim();
+  TC_CHECK(nd <= 16, Runtime, "nonzero(): at most 16 dims are supported (got ", nd, ")");
   Chunks ch(total);
   std::vector<int64_t> starts(ch.n + 1, 0);
-  auto count = find_kernel<NonzeroCountFn>(Op::nonzero, x.device(), x.dtype());
+  auto kernel = find_kernel<NonzeroFn>(Op::nonzero, x.device(), x.dtype());
 #pragma omp parallel for num_threads(ch.n) schedule(static, 1)
   for (int c = 0; c < ch.n; c++) {
     int64_t b = std::min(total, c * ch.size), e = std::min(total, b + ch.size);
-    starts[c + 1] = count(x.data(), b, e);
+    starts[c + 1] = kernel(x.data(), b, e, x.sizes(), nullptr);
   }
   for (int c = 0; c < ch.n; c++) starts[c + 1] += starts[c];
   Tensor out = empty({starts[ch.n], nd}, ScalarType::Long, x.device());
   int64_t* o = out.data_as<int64_t>();
-  size_t isz = x.itemsize();
 #pragma omp parallel for num_threads(ch.n) schedule(static, 1)
   for (int c = 0; c < ch.n; c++) {
     int64_t b = std::min(total, c * ch.size), e = std::min(total, b + ch.size);
-    int64_t* w = o + starts[c] * nd;
-    for (int64_t i = b; i < e; i++) {
-      if (!count(x.data(), i, i + 1)) continue;
-      int64_t rem = i;
-      for (int64_t d = nd - 1; d >= 0; d--) {
-        w[d] = rem % x.size(d);
-        rem /= x.size(d);
-      }
-      w += nd;
-    }
+    if (b < e) kernel(x.data(), b, e, x.sizes(), o + starts[c] * nd);
   }
-  (void)isz;
   return out;
 }
 
@@ -397,7 +414,7 @@ Tensor index_select(const Tensor& x_in, int64_t dim, const Tensor& index) {
 Tensor gather(const Tensor& x_in, int64_t dim, const Tensor& index) {
   TC_CHECK(index.dtype() == ScalarType::Long, Runtime, "gather(): Expected dtype int64 for index");
   Tensor x = x_in.dim() == 0 ? view(x_in, {1}) : x_in;
-  Tensor idx = contiguous(index.dim() == 0 ? view(index, {1}) : index);
+  Tensor idx = index.dim() == 0 ? view(index, {1}) : index;
   dim = wrap_dim(dim, x.dim(), "gather");
   TC_CHECK(idx.dim() == x.dim(), Runtime,
            "gather(): Index tensor must have the same number of dimensions as input tensor (",
@@ -445,7 +462,7 @@ void register_index_kernels() {
   register_kernel(Op::take, cpu, ScalarType::name, (void*)&take_kernel<T>);                 \
   register_kernel(Op::index_put, cpu, ScalarType::name, (void*)&put_kernel<T>);             \
   register_kernel(Op::masked_select, cpu, ScalarType::name, (void*)&mask_rows_kernel<T>);   \
-  register_kernel(Op::nonzero, cpu, ScalarType::name, (void*)&nonzero_count_kernel<T>);     \
+  register_kernel(Op::nonzero, cpu, ScalarType::name, (void*)&nonzero_kernel<T>);           \
   register_kernel(Op::index_select, cpu, ScalarType::name, (void*)&index_select_kernel<T>); \
   register_kernel(Op::gather, cpu, ScalarType::name, (void*)&gather_kernel<T>);             \
   register_kernel(Op::searchsorted, cpu, ScalarType::name, (void*)&search_kernel<T>);
