@@ -128,6 +128,11 @@ void put_kernel(const Tensor& sub, const int64_t* off, int64_t nb, const char* v
   T* base = sub.data_as<T>();
   int64_t n = sub.numel();
   const Shape &sz = sub.sizes(), &st = sub.strides();
+  if (sub.is_contiguous()) {
+    for (int64_t b = 0; b < nb; b++)
+      for (int64_t i = 0; i < n; i++) put_one(base[off[b] + i], v[b * n + i], mode);
+    return;
+  }
   for (int64_t b = 0; b < nb; b++)
     for (int64_t i = 0; i < n; i++)
       put_one(base[off[b] + strided_offset(i, sz, st)], v[b * n + i], mode);
@@ -412,9 +417,10 @@ Tensor index_select(const Tensor& x_in, int64_t dim, const Tensor& index) {
 }
 
 Tensor gather(const Tensor& x_in, int64_t dim, const Tensor& index) {
-  TC_CHECK(index.dtype() == ScalarType::Long, Runtime, "gather(): Expected dtype int64 for index");
+  TC_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int, Runtime,
+           "gather(): Expected dtype int32/int64 for index, got ", dtype_name(index.dtype()));
   Tensor x = x_in.dim() == 0 ? view(x_in, {1}) : x_in;
-  Tensor idx = index.dim() == 0 ? view(index, {1}) : index;
+  Tensor idx = to_dtype(index.dim() == 0 ? view(index, {1}) : index, ScalarType::Long);
   dim = wrap_dim(dim, x.dim(), "gather");
   TC_CHECK(idx.dim() == x.dim(), Runtime,
            "gather(): Index tensor must have the same number of dimensions as input tensor (",

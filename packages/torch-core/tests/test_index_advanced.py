@@ -199,6 +199,8 @@ def test_index_errors():
         x[torch.tensor([1.0])]
     with pytest.raises(IndexError):
         x[[0], [0], [0], [0]]
+    with pytest.raises(IndexError, match="shape mismatch"):
+        x[[0, 1, 2], [0, 1]]
     with pytest.raises(IndexError, match="out of bounds"):
         x[[0, 3]] = 1.0
     with pytest.raises(RuntimeError):

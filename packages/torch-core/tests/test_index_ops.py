@@ -124,6 +124,7 @@ def test_bad_indices_raise():
         torch.gather(x, 1, torch.tensor([[-1]]))
     with pytest.raises(RuntimeError):
         torch.gather(x, 1, torch.tensor([[1.0]]))
+    assert torch.gather(x, 1, torch.tensor([[1]], dtype=torch.int32)).tolist() == [[1.0]]
     with pytest.raises(RuntimeError):
         x.clone().scatter_(0, torch.tensor([[3]]), 1.0)
     with pytest.raises(RuntimeError):

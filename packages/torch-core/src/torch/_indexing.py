@@ -140,6 +140,13 @@ def _plan(t, index):
     """(sub, offsets, p): the subspace view, the int64 offsets (shape B) and the position at
     which B's dims stand in the result (0 when the advanced indices are separated)."""
     r, adv = _parse(t, index)
+    try:
+        torch.broadcast_shapes(*[a[1].shape for a in adv])
+    except RuntimeError:
+        shapes = ", ".join(str(list(a[1].shape)) for a in adv)
+        raise IndexError(
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
+        ) from None
     dims = [a[0] for a in adv]
     offsets = _C._index_offsets(
         [a[1] for a in adv], [r.shape[d] for d in dims], [r.stride(d) for d in dims],
