@@ -176,6 +176,14 @@ int64_t nonzero_kernel(const char* xb, int64_t b, int64_t e, const Shape& sizes,
     for (int64_t i = b; i < e; i++) n += A(x[i]) != A(0);
     return n;
   }
+  if (sizes.size() == 1) {  // branch-free, stopping at the last nonzero (no write past it)
+    while (e > b && A(x[e - 1]) == A(0)) e--;
+    for (int64_t i = b; i < e; i++) {
+      out[n] = i;
+      n += A(x[i]) != A(0);
+    }
+    return n;
+  }
   int64_t nd = int64_t(sizes.size()), coord[16], rem = b;
   for (int64_t d = nd - 1; d >= 0; d--) {
     coord[d] = rem % sizes[d];

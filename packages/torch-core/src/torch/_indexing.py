@@ -194,6 +194,12 @@ def _check_mask(t, mask):
 
 
 def _setitem(t, index, value, mode=_SET):
+    scalar = not isinstance(value, Tensor) or value.dim() == 0
+    if isinstance(index, Tensor) and index.dtype == torch.bool and scalar and mode == _SET:
+        _check_mask(t, index)  # x[mask] = number: one masked_fill pass
+        mask = index.reshape(list(index.shape) + [1] * (t.dim() - index.dim()))
+        _C.where(mask, _fill_value(value, t.dtype, "__setitem__"), t, out=t)
+        return
     sub, offsets, p = _plan(t, index)
     if not isinstance(value, Tensor):
         value = torch.tensor(value, dtype=t.dtype)
@@ -449,7 +455,8 @@ def masked_fill_(input, mask, value):
     _check_bool_mask(mask, "masked_fill_")
     torch.broadcast_shapes(mask.shape, input.shape)
     mask = mask.expand(input.shape)
-    return input.copy_(torch.where(mask, _fill_value(value, input.dtype, "masked_fill_"), input))
+    _C.where(mask, _fill_value(value, input.dtype, "masked_fill_"), input, out=input)
+    return input
 
 
 def masked_select(input, mask, *, out=None):
