@@ -139,6 +139,25 @@ def _np_bucketize(values, boundaries, right=False):
     return np.searchsorted(boundaries, values, side="right" if right else "left")
 
 
+def _np_key(index):
+    """An index expression with its tensors as NumPy arrays."""
+    items = index if isinstance(index, tuple) else (index,)
+    return tuple(_np(i) if isinstance(i, torch.Tensor) else i for i in items)
+
+
+def _np_getitem(a, index):
+    return a[_np_key(index)]
+
+
+def _np_index_put(a, indices, values, accumulate=False):
+    out, key = a.copy(), _np_key(tuple(indices))
+    if accumulate:
+        np.add.at(out, key, values)
+    else:
+        out[key] = values
+    return out
+
+
 def _np_histc(a, bins=100, min=0, max=0):
     lo, hi = (a.min(), a.max()) if min == max else (min, max)
     return np.histogram(a, bins=bins, range=(lo, hi))[0]
@@ -150,7 +169,40 @@ _SCATTER_INDEX = LI([[0, 2, 1], [3, 0, 0]])  # into a (4, 5) tensor along dim 0
 _UNIQUE_ROWS = LI([[0, 2, 1], [3, 1, 0]])  # no repeats within a column
 _ROW_INDEX = LI([[4, 0], [1, 1], [2, 3]])  # along dim 1 of a (3, 5) tensor
 
+_MASK = torch.tensor([[True, False, True], [False, False, True]])
+
 OPS = [
+    *[
+        _index(
+            f"getitem_{name}",
+            _np_getitem,
+            [on(T((2, 3, 4)), index), on(T((2, 3, 4), "t"), index)],
+            torch_name="__getitem__",
+            fn=lambda x, index: x[index],
+            method=False,
+            out=False,
+        )
+        for name, index in [
+            ("ints", LI([1, 0, 1])),
+            ("int_pair", (LI([[0], [1]]), slice(None), LI([3, 0]))),  # separated: to the front
+            ("adjacent", (slice(None), LI([2, 0]), LI([1, 1]))),
+            ("mask", _MASK),
+            ("mask_last", (Ellipsis, torch.tensor([True, False, False, True]))),
+            ("mixed", (None, slice(None, None, 2), 1, LI([-1, 0]))),  # int next to the tensor
+        ]
+    ],
+    _index(
+        "index_put",
+        _np_index_put,
+        [
+            on(T((4, 3)), (LI([0, 2, 0]),), T((3, 3)), True),
+            on(T((4, 3)), (LI([3, 1]), LI([2, 2])), T((2,))),
+            on(T((2, 3)), (_MASK,), T(())),
+        ],
+        dtypes=NUMERIC,
+        method=False,
+        out=False,
+    ),
     _index(
         "index_select",
         _np_index_select,
