@@ -340,6 +340,8 @@ void put_rows(const Tensor& sub, const Tensor& offsets, const Tensor& values, Pu
   Shape shape = off.sizes();
   for (auto s : sub.sizes()) shape.push_back(s);
   Tensor v = contiguous(expand(to_dtype(values, sub.dtype()), shape));
+  if (may_overlap(v, sub) || v.impl()->storage == sub.impl()->storage)
+    v = clone(v);  // x[i] = x: read every value before writing any
   if (v.numel() == 0) return;
   find_kernel<PutFn>(Op::index_put, sub.device(), sub.dtype())(sub, off.data_as<int64_t>(),
                                                                off.numel(), v.data(), mode);

@@ -187,6 +187,16 @@ def test_setitem_casts_value_tensors():  # PyTorch asks for matching dtypes inst
     assert x.tolist() == [[0, 0, 7], [8, 0, 0]]
 
 
+@pytest.mark.ours_only
+def test_setitem_from_an_overlapping_value():  # PyTorch refuses; we read values first (NumPy)
+    x = torch.tensor([1.0, 2.0, 3.0])
+    x[[2, 1, 0]] = x
+    assert x.tolist() == [3.0, 2.0, 1.0]
+    y = torch.arange(6.0).reshape(2, 3)
+    y.index_copy_(1, torch.tensor([2, 0]), y[:, :2])
+    assert y.tolist() == [[1, 1, 0], [4, 4, 3]]
+
+
 def test_index_errors():
     x = torch.zeros(3, 4, 5)
     with pytest.raises(IndexError, match="out of bounds for dimension 0 with size 3"):
