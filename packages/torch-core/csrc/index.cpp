@@ -45,7 +45,9 @@ inline int64_t strided_offset(int64_t i, const Shape& sizes, const Shape& stride
 struct Chunks {
   int n;
   int64_t size;
-  Chunks(int64_t total) : n(threads_for(total)), size((total + n - 1) / std::max(n, 1)) {}
+  // `count` items in chunks, one per thread when `work` (elements moved) is big enough
+  Chunks(int64_t count, int64_t work)
+      : n(threads_for(work)), size((count + n - 1) / std::max(n, 1)) {}
 };
 
 // ---------------------------------------------------------------- kernels
@@ -358,7 +360,7 @@ Tensor mask_rows(const Tensor& x_in, const Tensor& mask_in) {
   Tensor x = contiguous(x_in);
   Tensor mask = contiguous(to_dtype(mask_in, ScalarType::Bool));
   int64_t rows = mask.numel(), inner = rows ? x.numel() / rows : 0;
-  Chunks ch(rows * std::max<int64_t>(inner, 1));
+  Chunks ch(rows, rows * std::max<int64_t>(inner, 1));
   std::vector<int64_t> starts(ch.n + 1, 0);
   const bool* m = mask.data_as<bool>();
   auto count = find_kernel<NonzeroFn>(Op::nonzero, x.device(), ScalarType::Bool);
@@ -382,7 +384,7 @@ Tensor nonzero(const Tensor& x_in) {
   Tensor x = contiguous(x_in);
   int64_t total = x.numel(), nd = x.dim();
   TC_CHECK(nd <= 16, Runtime, "nonzero(): at most 16 dims are supported (got ", nd, ")");
-  Chunks ch(total);
+  Chunks ch(total, total);
   std::vector<int64_t> starts(ch.n + 1, 0);
   auto kernel = find_kernel<NonzeroFn>(Op::nonzero, x.device(), x.dtype());
 #pragma omp parallel for num_threads(ch.n) schedule(static, 1)
