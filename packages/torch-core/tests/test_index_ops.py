@@ -86,6 +86,8 @@ def test_nonzero_as_tuple_and_where():
     assert torch.where(x > 0, x, -1).tolist() == [[-1, 1, 2], [3, -1, -1]]
     assert x.nonzero().tolist() == [[0, 1], [0, 2], [1, 0]]
     assert torch.argwhere(x).shape == (3, 2)
+    assert [t.tolist() for t in torch.nonzero(torch.tensor(3), as_tuple=True)] == [[0]]
+    assert torch.nonzero(torch.tensor(0)).shape == (0, 0)
 
 
 def test_searchsorted_options():

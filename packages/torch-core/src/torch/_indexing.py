@@ -591,7 +591,7 @@ def nonzero(input, *, out=None, as_tuple=False):
     coords = _C._nonzero(input)
     if as_tuple:
         if input.dim() == 0:
-            return (coords.reshape(-1)[: coords.shape[0]] * 0,)
+            return (torch.zeros(coords.shape[0], dtype=torch.int64),)  # as if 1-D
         return tuple(coords[:, j].contiguous() for j in range(input.dim()))
     return _out(coords, out)
 
