@@ -1,5 +1,6 @@
 // bind_index.cpp — Tensor indexing (__getitem__/__setitem__) and the index ops' bindings.
 #include "bind.h"
+#include "index_ops.h"
 
 namespace tc {
 
@@ -19,14 +20,33 @@ static int64_t index_value(py::handle h) {
   return h.attr("__index__")().cast<int64_t>();
 }
 
-// ints select, slices narrow (with steps), None inserts a dim, Ellipsis skips dims.
-static Tensor basic_index(const Tensor& t, py::handle idx) {
+// Tensors (other than 0-d integer ones), bools and sequences are advanced indices: the
+// Python layer (torch._indexing) handles those over the offset primitives of index.cpp.
+static bool is_advanced(py::handle h) {
+  if (PyBool_Check(h.ptr())) return true;
+  if (py::isinstance<Tensor>(h)) return !is_index_int(h);
+  return !py::isinstance<py::str>(h) && PySequence_Check(h.ptr());
+}
+
+static std::vector<py::handle> index_items(py::handle idx) {
   std::vector<py::handle> items;
   if (PyTuple_Check(idx.ptr())) {
     for (auto h : py::reinterpret_borrow<py::tuple>(idx)) items.push_back(h);
   } else {
     items.push_back(idx);
   }
+  return items;
+}
+
+static bool any_advanced(py::handle idx) {
+  for (auto h : index_items(idx))
+    if (is_advanced(h)) return true;
+  return false;
+}
+
+// ints select, slices narrow (with steps), None inserts a dim, Ellipsis skips dims.
+static Tensor basic_index(const Tensor& t, py::handle idx) {
+  std::vector<py::handle> items = index_items(idx);
   int64_t consumed = 0, ellipses = 0;
   for (auto h : items) {
     if (h.ptr() == Py_Ellipsis)
@@ -74,9 +94,20 @@ static Tensor basic_index(const Tensor& t, py::handle idx) {
   return r.same(t) ? alias(t) : r;
 }
 
+static py::object indexing_module() { return py::module_::import("torch._indexing"); }
+
 void bind_index(py::module_& m, py::class_<Tensor>& cls) {
-  cls.def("__getitem__", &basic_index)
-      .def("__setitem__", [](const Tensor& t, py::handle idx, py::handle value) {
+  cls.def("__getitem__",
+          [](py::object self, py::handle idx) -> py::object {
+            if (any_advanced(idx)) return indexing_module().attr("_getitem")(self, idx);
+            return py::cast(basic_index(self.cast<const Tensor&>(), idx));
+          })
+      .def("__setitem__", [](py::object self, py::handle idx, py::handle value) {
+        if (any_advanced(idx)) {
+          indexing_module().attr("_setitem")(self, idx, value);
+          return;
+        }
+        const Tensor& t = self.cast<const Tensor&>();
         Tensor dst = basic_index(t, idx);
         if (is_number(value))
           fill_(dst, to_scalar(value, "__setitem__", "value"));
@@ -84,6 +115,28 @@ void bind_index(py::module_& m, py::class_<Tensor>& cls) {
           copy_(dst, tensor_or_scalar(value, "__setitem__", "value"));
         t.bump_version();
       });
+
+  // Primitives of torch._indexing (see index_ops.h).
+  m.def(
+      "_index_offsets",
+      [](const std::vector<Tensor>& idx, py::handle sizes, py::handle strides, py::handle dims) {
+        return index_offsets(idx, to_shape(sizes, "index"), to_shape(strides, "index"),
+                             to_shape(dims, "index"));
+      },
+      "offsets[b] = sum_j idx_j[b] * strides[j], checked");
+  m.def("_take_rows", &take_rows, "out[b, ...] = sub[...] shifted by offsets[b] elements");
+  m.def(
+      "_put_rows",
+      [](const Tensor& sub, const Tensor& offsets, const Tensor& values, int mode) {
+        put_rows(sub, offsets, values, PutMode(mode));
+        sub.bump_version();
+      },
+      "sub[...] shifted by offsets[b] (op)= values[b, ...]; mode: set, add, mul, max, min");
+  m.def("_mask_rows", &mask_rows, "rows of x (over mask's dims) where mask is true");
+  m.def("_nonzero", &nonzero, "(count, ndim) int64 coordinates of the nonzero elements");
+  m.def("_index_select", &index_select);
+  m.def("_gather", &gather);
+  m.def("_searchsorted", &searchsorted);
 }
 
 }  // namespace tc
