@@ -7,6 +7,7 @@
 // chunks instead: sorted per thread and merged, or selected per thread and combined.
 // NaN sorts as the largest value (Note [NaN order] in sort_ops.h).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -189,12 +190,112 @@ static void parallel_stable_sort(std::vector<Item<A>>& v, Cmp cmp) {
   }
 }
 
+// A long row of a type of at most 32 bits sorts by radix on a 32-bit key that orders like
+// the values: stable (least significant digit first), four passes of 8 bits over items
+// key << 32 | position, a pass skipped when one digit holds every item.
+template <class A>
+static uint32_t radix_key(A v, bool descending) {
+  uint32_t k;
+  if constexpr (std::is_floating_point_v<A>) {  // float, and 16-bit floats loaded as float
+    float f = v == 0 ? 0.0f : float(v);         // -0 and +0 tie
+    std::memcpy(&k, &f, 4);
+    k = v != v ? 0xFFFFFFFFu : (k & 0x80000000u) ? ~k : k | 0x80000000u;  // NaN the largest
+  } else if constexpr (std::is_signed_v<A>) {
+    k = uint32_t(int32_t(v)) ^ 0x80000000u;
+  } else {
+    k = uint32_t(v);
+  }
+  return descending ? ~k : k;
+}
+
+// The value of a key; false where the key cannot tell (zero's sign, NaN's payload).
+template <class A>
+static bool radix_value(uint32_t k, bool descending, A& v) {
+  if (descending) k = ~k;
+  if constexpr (std::is_floating_point_v<A>) {
+    if (k == 0x80000000u || k == 0xFFFFFFFFu) return false;
+    k = (k & 0x80000000u) ? k & 0x7FFFFFFFu : ~k;
+    float f;
+    std::memcpy(&f, &k, 4);
+    v = A(f);
+  } else if constexpr (std::is_signed_v<A>) {
+    v = A(int32_t(k ^ 0x80000000u));
+  } else {
+    v = A(k);
+  }
+  return true;
+}
+
+static void radix_sort_by_high_word(std::vector<uint64_t>& v) {
+  int nt = get_num_threads();
+  int64_t n = int64_t(v.size());
+  std::vector<uint64_t> tmp(v.size());
+  std::vector<std::array<int64_t, 256>> count(static_cast<size_t>(nt));
+  auto lo = [&](int c) { return n * c / nt; };
+  for (int shift = 32; shift < 64; shift += 8) {
+#pragma omp parallel for num_threads(nt)
+    for (int c = 0; c < nt; c++) {
+      auto& h = count[size_t(c)];
+      h.fill(0);
+      for (int64_t i = lo(c); i < lo(c + 1); i++) h[(v[size_t(i)] >> shift) & 255]++;
+    }
+    int64_t off = 0;
+    bool one_digit = false;
+    for (int d = 0; d < 256; d++) {
+      int64_t start = off;
+      for (auto& h : count) {
+        int64_t c = h[size_t(d)];
+        h[size_t(d)] = off;
+        off += c;
+      }
+      one_digit = one_digit || off - start == n;
+    }
+    if (one_digit) continue;
+#pragma omp parallel for num_threads(nt)
+    for (int c = 0; c < nt; c++) {
+      auto& o = count[size_t(c)];
+      for (int64_t i = lo(c); i < lo(c + 1); i++) {
+        uint64_t x = v[size_t(i)];
+        tmp[size_t(o[(x >> shift) & 255]++)] = x;
+      }
+    }
+    v.swap(tmp);
+  }
+}
+
+template <class T>
+static void radix_sort_row(const T* in, int64_t si, int64_t n, bool descending, T* out,
+                           int64_t* idx, int64_t so) {
+  using A = typename AccOf<T>::type;
+  std::vector<uint64_t> v(static_cast<size_t>(n));
+  int nt = get_num_threads();
+#pragma omp parallel for num_threads(nt)
+  for (int64_t i = 0; i < n; i++)
+    v[size_t(i)] = uint64_t(radix_key(A(in[i * si]), descending)) << 32 | uint64_t(i);
+  radix_sort_by_high_word(v);
+#pragma omp parallel for num_threads(nt)
+  for (int64_t i = 0; i < n; i++) {
+    int64_t j = int64_t(v[size_t(i)] & 0xFFFFFFFFu);
+    A value;  // from the key, which saves a random read of the input
+    out[i * so] =
+        radix_value(uint32_t(v[size_t(i)] >> 32), descending, value) ? T(value) : in[j * si];
+    idx[i * so] = j;
+  }
+}
+
 template <class T>
 struct SortK {
   static void run(const RowArgs& a) {
     using A = typename AccOf<T>::type;
     auto io = row_offsets(a.in, a.dim), oo = row_offsets(a.out, a.dim);
     int64_t n = a.in.size(a.dim), si = a.in.stride(a.dim), so = a.out.stride(a.dim);
+    if constexpr (sizeof(T) <= 4) {
+      if (io.size() == 1 && n >= (1 << 16) && n < (int64_t(1) << 32)) {
+        radix_sort_row(a.in.data_as<T>() + io[0], si, n, a.flag, a.out.data_as<T>(),
+                       a.idx.data_as<int64_t>(), so);
+        return;
+      }
+    }
     auto sort_rows = [&](auto cmp) {
       if (io.size() == 1) {
         std::vector<Item<A>> buf;
@@ -411,7 +512,7 @@ Tensor scan(Op op, const Tensor& x, int64_t dim, ScalarType dtype) {
   ScalarType dt = dtype != ScalarType::Undefined                           ? dtype
                   : is_integral(x.dtype(), true) && op != Op::logcumsumexp ? ScalarType::Long
                                                                            : x.dtype();
-  TC_CHECK(op != Op::logcumsumexp || is_floating(dt), Runtime,
+  TC_CHECK(op != Op::logcumsumexp || is_floating(dt), NotImplemented,
            "logcumsumexp: expected a floating-point input, got ", dtype_name(dt));
   RowArgs a;
   a.in = at_least_1d(to_dtype(x, dt));
@@ -469,6 +570,8 @@ static ValuesIndices reduce_row(Op op, const Tensor& x, int64_t d, bool keepdim,
 ValuesIndices kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
   int64_t d = wrap_dim(dim, x.dim(), "kthvalue", &x.sizes());
   int64_t n = dim_size(x, d);
+  TC_CHECK(n > 0, Index, "kthvalue(): expected reduction dim ", d,
+           " to have non-zero size (input shape ", shape_str(x.sizes()), ")");
   TC_CHECK(k >= 1 && k <= n, Runtime, "kthvalue: k (", k, ") is out of range for dimension ", d,
            " of size ", n, " (input shape ", shape_str(x.sizes()), ")");
   RowArgs a;
@@ -512,7 +615,7 @@ Tensor quantile(const Tensor& x, const std::vector<double>& q, bool q_dim, int64
     TC_CHECK(v >= 0 && v <= 1, Runtime, name, "() q must be in the range [0, 1] but got ", v);
   static const char* kModes[] = {"linear", "lower", "higher", "midpoint", "nearest"};
   int how = int(std::find(kModes, kModes + 5, interpolation) - kModes);
-  TC_CHECK(how < 5, Value, name,
+  TC_CHECK(how < 5, Runtime, name,
            "() interpolation must be one of linear, lower, higher, midpoint or nearest. Got ",
            interpolation);
   // Sorted rows along the last dim, as float64, NaNs at the end.
@@ -531,6 +634,7 @@ Tensor quantile(const Tensor& x, const std::vector<double>& q, bool q_dim, int64
       if (i != d || keepdim) out_sizes.push_back(i == d ? 1 : x.size(i));
   }
   Tensor out = empty(out_sizes, ScalarType::Double, x.device());
+  bool single = x.dtype() == ScalarType::Float;
   const double* sp = s.data_as<double>();
   double* op = out.data_as<double>();
   for (int64_t r = 0; r < rows; r++) {
@@ -543,7 +647,10 @@ Tensor quantile(const Tensor& x, const std::vector<double>& q, bool q_dim, int64
         res = NAN;
         continue;
       }
-      double pos = q[size_t(j)] * double(valid - 1), lo_pos = std::floor(pos);
+      // the rank in the input's precision, as PyTorch computes it (it decides 'nearest')
+      double pos = single ? double(float(q[size_t(j)]) * float(valid - 1))
+                          : q[size_t(j)] * double(valid - 1);
+      double lo_pos = std::floor(pos);
       double lo = row[int64_t(lo_pos)], hi = row[int64_t(std::ceil(pos))];
       switch (how) {
         case 0:

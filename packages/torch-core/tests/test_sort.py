@@ -9,6 +9,7 @@ import pytest
 
 import torch
 from torch.testing._op_registry import assert_array_matches, cases, to_numpy
+from torch.testing._registry_sorting import _np_sort
 
 nan = math.nan
 
@@ -85,6 +86,22 @@ def test_sort_long_row_matches_numpy(dtype, descending):
     idx = np.argsort(-a if descending else a, kind="stable")
     assert np.array_equal(to_numpy(r.indices), idx)
     assert np.array_equal(to_numpy(r.values), a[idx].astype(to_numpy(t).dtype))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_long_row_with_nans_and_signed_zeros(dtype, descending):
+    rng = np.random.default_rng(7)
+    a = rng.integers(-5, 5, 100_000).astype(np.float32)
+    a[rng.integers(0, a.size, 500)] = np.nan
+    a[rng.integers(0, a.size, 500)] = -0.0
+    t = torch.tensor(a).to(dtype)
+    r = torch.sort(t, descending=descending, stable=True)
+    values, idx = _np_sort(a, 0, descending)
+    assert np.array_equal(to_numpy(r.indices), idx)
+    assert np.array_equal(to_numpy(r.values), values, equal_nan=True)
+    zeros = values == 0
+    assert np.array_equal(np.signbit(to_numpy(r.values)[zeros]), np.signbit(values[zeros]))
 
 
 def test_sort_many_rows_along_each_dim():
