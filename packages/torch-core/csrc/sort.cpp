@@ -475,8 +475,15 @@ struct UniqueK {
       return true;
     };
     std::vector<int64_t> order(static_cast<size_t>(rows));
-    std::iota(order.begin(), order.end(), 0);
-    if (!consecutive) std::stable_sort(order.begin(), order.end(), less);
+    if (m == 1 && !consecutive) {  // single values: sort them directly, not through indices
+      std::vector<Item<A>> buf;
+      load_row(p, 1, rows, buf);
+      parallel_stable_sort(buf, Ascending<A>());
+      for (int64_t j = 0; j < rows; j++) order[size_t(j)] = buf[size_t(j)].i;
+    } else {
+      std::iota(order.begin(), order.end(), 0);
+      if (!consecutive) std::stable_sort(order.begin(), order.end(), less);
+    }
     g.inverse.resize(size_t(rows));
     for (int64_t j = 0; j < rows; j++) {
       int64_t row = order[size_t(j)];

@@ -7,6 +7,7 @@ Tensor methods. NaN sorts as the largest value, as in PyTorch.
 
 import builtins
 import collections
+import operator
 
 from torch import _C
 from torch._functional import _check_tensor, _dims, _out, return_types
@@ -49,10 +50,15 @@ def _named(kind, pair, out=None):
     return getattr(return_types, kind)(values, indices)
 
 
-def _int_dim(dim, op):
-    if not isinstance(dim, builtins.int) or isinstance(dim, builtins.bool):
-        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
-    return dim
+def _int_dim(value, op, arg="dim"):
+    """An int argument (dim, k): Python and NumPy ints; not bool, float or str."""
+    if isinstance(value, builtins.bool):
+        raise TypeError(f"{op}(): argument '{arg}' must be int, not bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        kind = type(value).__name__
+        raise TypeError(f"{op}(): argument '{arg}' must be int, not {kind}") from None
 
 
 # ---------------------------------------------------------------- scans
@@ -120,13 +126,15 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices, largest first
     (smallest first when ``largest=False``); the result is sorted either way."""
     _check_tensor(input, "topk")
-    return _named("topk", _C._topk(input, k, _int_dim(dim, "topk"), builtins.bool(largest)), out)
+    k, dim = _int_dim(k, "topk", "k"), _int_dim(dim, "topk")
+    return _named("topk", _C._topk(input, k, dim, builtins.bool(largest)), out)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The ``k``-th smallest value (1-based) along ``dim`` and its index."""
     _check_tensor(input, "kthvalue")
-    return _named("kthvalue", _C._kthvalue(input, k, _int_dim(dim, "kthvalue"), keepdim), out)
+    k, dim = _int_dim(k, "kthvalue", "k"), _int_dim(dim, "kthvalue")
+    return _named("kthvalue", _C._kthvalue(input, k, dim, keepdim), out)
 
 
 def _median(kind, input, dim, keepdim, out):
