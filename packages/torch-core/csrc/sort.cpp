@@ -165,6 +165,21 @@ template <class T>
 using CumminK = CumArgK<T, false>;
 
 // ---------------------------------------------------------------- sort
+// Stable sort of a row; short rows by insertion, which allocates nothing.
+template <class A, class Cmp>
+static void small_stable_sort(std::vector<Item<A>>& v, Cmp cmp) {
+  if (v.size() > 32) {
+    std::stable_sort(v.begin(), v.end(), cmp);
+    return;
+  }
+  for (size_t i = 1; i < v.size(); i++) {
+    Item<A> x = v[i];
+    size_t j = i;
+    for (; j > 0 && cmp(x, v[j - 1]); j--) v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
 // Stable sort of one long row: chunks sorted in parallel, then merged pairwise.
 template <class A, class Cmp>
 static void parallel_stable_sort(std::vector<Item<A>>& v, Cmp cmp) {
@@ -305,9 +320,9 @@ struct SortK {
         return;
       }
       parallel_rows(int64_t(io.size()), n, [&](int64_t r) {
-        std::vector<Item<A>> buf;
+        thread_local std::vector<Item<A>> buf;  // reused across rows
         load_row(a.in.data_as<T>() + io[size_t(r)], si, n, buf);
-        std::stable_sort(buf.begin(), buf.end(), cmp);
+        small_stable_sort(buf, cmp);
         store_row(buf, a.out.data_as<T>() + oo[size_t(r)], a.idx.data_as<int64_t>() + oo[size_t(r)],
                   so);
       });
@@ -387,7 +402,7 @@ struct TopkK {
       return;
     }
     parallel_rows(int64_t(io.size()), n, [&](int64_t r) {
-      std::vector<Item<A>> buf;
+      thread_local std::vector<Item<A>> buf;  // reused across rows
       select_k(a.in.data_as<T>() + io[size_t(r)], si, 0, n, k, before, buf);
       finish(buf, r);
     });
@@ -402,7 +417,7 @@ struct KthK {
     auto io = row_offsets(a.in, a.dim), oo = row_offsets(a.out, a.dim);
     int64_t n = a.in.size(a.dim), si = a.in.stride(a.dim);
     parallel_rows(int64_t(io.size()), n, [&](int64_t r) {
-      std::vector<Item<A>> buf;
+      thread_local std::vector<Item<A>> buf;  // reused across rows
       load_row(a.in.data_as<T>() + io[size_t(r)], si, n, buf);
       int64_t nans = 0, first_nan = -1;
       for (auto& it : buf)
@@ -430,9 +445,9 @@ struct ModeK {
     auto io = row_offsets(a.in, a.dim), oo = row_offsets(a.out, a.dim);
     int64_t n = a.in.size(a.dim), si = a.in.stride(a.dim);
     parallel_rows(int64_t(io.size()), n, [&](int64_t r) {
-      std::vector<Item<A>> buf;
+      thread_local std::vector<Item<A>> buf;  // reused across rows
       load_row(a.in.data_as<T>() + io[size_t(r)], si, n, buf);
-      std::stable_sort(buf.begin(), buf.end(), Ascending<A>());
+      small_stable_sort(buf, Ascending<A>());
       size_t best = 0, best_count = 0;
       for (size_t b = 0; b < buf.size();) {
         size_t e = b + 1;
