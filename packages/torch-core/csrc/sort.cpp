@@ -82,6 +82,13 @@ struct Descending {  // NaN first
   }
 };
 
+// Short rows reuse one buffer per thread; long ones get their own, freed after the row.
+template <class A>
+static std::vector<Item<A>>& row_buffer(int64_t n, std::vector<Item<A>>& own) {
+  thread_local std::vector<Item<A>> cache;
+  return n <= 4096 ? cache : own;
+}
+
 template <class T, class A = typename AccOf<T>::type>
 static void load_row(const T* p, int64_t stride, int64_t n, std::vector<Item<A>>& buf) {
   buf.resize(size_t(n));
@@ -320,7 +327,7 @@ struct SortK {
         return;
       }
       parallel_rows(int64_t(io.size()), n, [&](int64_t r) {
-        thread_local std::vector<Item<A>> buf;  // reused across rows
+        std::vector<Item<A>> big, &buf = row_buffer(n, big);
         load_row(a.in.data_as<T>() + io[size_t(r)], si, n, buf);
         small_stable_sort(buf, cmp);
         store_row(buf, a.out.data_as<T>() + oo[size_t(r)], a.idx.data_as<int64_t>() + oo[size_t(r)],
@@ -402,7 +409,7 @@ struct TopkK {
       return;
     }
     parallel_rows(int64_t(io.size()), n, [&](int64_t r) {
-      thread_local std::vector<Item<A>> buf;  // reused across rows
+      std::vector<Item<A>> big, &buf = row_buffer(n, big);
       select_k(a.in.data_as<T>() + io[size_t(r)], si, 0, n, k, before, buf);
       finish(buf, r);
     });
@@ -417,7 +424,7 @@ struct KthK {
     auto io = row_offsets(a.in, a.dim), oo = row_offsets(a.out, a.dim);
     int64_t n = a.in.size(a.dim), si = a.in.stride(a.dim);
     parallel_rows(int64_t(io.size()), n, [&](int64_t r) {
-      thread_local std::vector<Item<A>> buf;  // reused across rows
+      std::vector<Item<A>> big, &buf = row_buffer(n, big);
       load_row(a.in.data_as<T>() + io[size_t(r)], si, n, buf);
       int64_t nans = 0, first_nan = -1;
       for (auto& it : buf)
@@ -445,7 +452,7 @@ struct ModeK {
     auto io = row_offsets(a.in, a.dim), oo = row_offsets(a.out, a.dim);
     int64_t n = a.in.size(a.dim), si = a.in.stride(a.dim);
     parallel_rows(int64_t(io.size()), n, [&](int64_t r) {
-      thread_local std::vector<Item<A>> buf;  // reused across rows
+      std::vector<Item<A>> big, &buf = row_buffer(n, big);
       load_row(a.in.data_as<T>() + io[size_t(r)], si, n, buf);
       small_stable_sort(buf, Ascending<A>());
       size_t best = 0, best_count = 0;
