@@ -1,3 +1,246 @@
-"""Scans and order statistics (cumsum, sort, topk, median, unique, ...)."""
+"""Scans and order statistics (cumsum, sort, topk, median, unique, ...).
 
-__all__ = []
+The kernels live in csrc/sort.cpp behind private ``_C._<op>`` functions; this module gives
+them PyTorch's signatures, named results (``torch.sort(x).indices``), ``out=`` and the
+Tensor methods. NaN sorts as the largest value, as in PyTorch.
+"""
+
+import builtins
+import collections
+import operator
+
+from torch import _C
+from torch._functional import _check_tensor, _dims, _out, return_types
+
+Tensor = _C.Tensor
+
+_NAMED = {
+    "sort": ("values", "indices"),
+    "topk": ("values", "indices"),
+    "kthvalue": ("values", "indices"),
+    "median": ("values", "indices"),
+    "nanmedian": ("values", "indices"),
+    "mode": ("values", "indices"),
+    "cummax": ("values", "indices"),
+    "cummin": ("values", "indices"),
+}
+for _name, _fields in _NAMED.items():
+    _cls = collections.namedtuple(_name, _fields)
+    _cls.__module__ = "torch.return_types"
+    _cls.__repr__ = lambda self: (
+        f"torch.return_types.{type(self).__name__}(\nvalues={self.values!r},\nindices={self.indices!r})"
+    )
+    setattr(return_types, _name, _cls)
+
+# Functions that are also Tensor methods (x.sort(...) is torch.sort(x, ...)).
+TENSOR_METHODS = (
+    "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "sort", "argsort", "msort",
+    "topk", "kthvalue", "median", "nanmedian", "mode", "quantile", "nanquantile", "unique",
+    "unique_consecutive", "nansum", "nanmean",
+)  # fmt: skip
+__all__ = list(TENSOR_METHODS)
+
+
+def _named(kind, pair, out=None):
+    values, indices = pair
+    if out is not None:
+        out[0].resize_(values.shape).copy_(values)
+        out[1].resize_(indices.shape).copy_(indices)
+        values, indices = out
+    return getattr(return_types, kind)(values, indices)
+
+
+def _int_dim(value, op, arg="dim"):
+    """An int argument (dim, k): Python and NumPy ints; not bool, float or str."""
+    if isinstance(value, builtins.bool):
+        raise TypeError(f"{op}(): argument '{arg}' must be int, not bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        kind = type(value).__name__
+        raise TypeError(f"{op}(): argument '{arg}' must be int, not {kind}") from None
+
+
+# ---------------------------------------------------------------- scans
+
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    """Running sum along ``dim``; integers and bool accumulate in int64 unless ``dtype``."""
+    _check_tensor(input, "cumsum")
+    return _out(_C._cumsum(input, _int_dim(dim, "cumsum"), dtype), out)
+
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    """Running product along ``dim``; integers and bool accumulate in int64 unless ``dtype``."""
+    _check_tensor(input, "cumprod")
+    return _out(_C._cumprod(input, _int_dim(dim, "cumprod"), dtype), out)
+
+
+def logcumsumexp(input, dim, *, out=None):
+    """log(cumsum(exp(x))) along ``dim``, computed without overflow (floating inputs)."""
+    _check_tensor(input, "logcumsumexp")
+    return _out(_C._logcumsumexp(input, _int_dim(dim, "logcumsumexp"), None), out)
+
+
+def cummax(input, dim, *, out=None):
+    """Running maximum along ``dim`` and the index where it was (the latest on ties)."""
+    _check_tensor(input, "cummax")
+    return _named("cummax", _C._cummax(input, _int_dim(dim, "cummax")), out)
+
+
+def cummin(input, dim, *, out=None):
+    """Running minimum along ``dim`` and the index where it was (the latest on ties)."""
+    _check_tensor(input, "cummin")
+    return _named("cummin", _C._cummin(input, _int_dim(dim, "cummin")), out)
+
+
+def _cumsum_(self, dim, *, dtype=None):
+    return self.copy_(cumsum(self, dim, dtype=dtype))
+
+
+def _cumprod_(self, dim, *, dtype=None):
+    return self.copy_(cumprod(self, dim, dtype=dtype))
+
+
+# ---------------------------------------------------------------- sorting and selection
+
+
+def sort(input, dim=-1, descending=False, stable=False, *, out=None):
+    """(values, indices) sorted along ``dim``. The sort is always stable: equal values keep
+    their order (``stable`` is accepted for compatibility). NaN sorts as the largest."""
+    _check_tensor(input, "sort")
+    return _named("sort", _C._sort(input, _int_dim(dim, "sort"), builtins.bool(descending)), out)
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    """The indices that sort ``input`` along ``dim`` (see :func:`sort`)."""
+    return sort(input, dim, descending).indices
+
+
+def msort(input, *, out=None):
+    """``input`` sorted along its first dim."""
+    return _out(sort(input, 0).values, out)
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    """The ``k`` largest (or smallest) values along ``dim`` and their indices, largest first
+    (smallest first when ``largest=False``); the result is sorted either way."""
+    _check_tensor(input, "topk")
+    k, dim = _int_dim(k, "topk", "k"), _int_dim(dim, "topk")
+    return _named("topk", _C._topk(input, k, dim, builtins.bool(largest)), out)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    """The ``k``-th smallest value (1-based) along ``dim`` and its index."""
+    _check_tensor(input, "kthvalue")
+    k, dim = _int_dim(k, "kthvalue", "k"), _int_dim(dim, "kthvalue")
+    return _named("kthvalue", _C._kthvalue(input, k, dim, keepdim), out)
+
+
+def _median(kind, input, dim, keepdim, out):
+    _check_tensor(input, kind)
+    ignore_nan = kind == "nanmedian"
+    if dim is None:
+        return _out(_C._median_all(input, ignore_nan), out)
+    return _named(kind, _C._median_dim(input, _int_dim(dim, kind), keepdim, ignore_nan), out)
+
+
+def median(input, dim=None, keepdim=False, *, out=None):
+    """The lower median: of all values (NaN if any is NaN) when ``dim`` is None, else
+    (values, indices) along ``dim``."""
+    return _median("median", input, dim, keepdim, out)
+
+
+def nanmedian(input, dim=None, keepdim=False, *, out=None):
+    """Like :func:`median`, ignoring NaNs (NaN only where a row is all NaN)."""
+    return _median("nanmedian", input, dim, keepdim, out)
+
+
+def mode(input, dim=-1, keepdim=False, *, out=None):
+    """The most frequent value along ``dim`` (the smallest on ties) and its last index."""
+    _check_tensor(input, "mode")
+    return _named("mode", _C._mode(input, _int_dim(dim, "mode"), keepdim), out)
+
+
+def _quantile(kind, input, q, dim, keepdim, interpolation, out):
+    _check_tensor(input, kind)
+    if isinstance(q, Tensor):
+        if q.dim() > 1:
+            raise RuntimeError(f"{kind}() q must be a scalar or 1D tensor, got {q.dim()} dims")
+        qs, q_dim = [builtins.float(v) for v in q.reshape(-1).tolist()], q.dim() == 1
+        if q.dtype != input.dtype:
+            raise RuntimeError(
+                f"{kind}() q tensor must be same dtype as the input tensor, got {q.dtype} "
+                f"and {input.dtype}"
+            )
+    elif isinstance(q, (builtins.list, builtins.tuple)):
+        qs, q_dim = [builtins.float(v) for v in q], True
+    else:
+        qs, q_dim = [builtins.float(q)], False
+    all_dims = dim is None
+    d = 0 if all_dims else _int_dim(dim, kind)
+    r = _C._quantile(input, qs, q_dim, d, all_dims, keepdim, interpolation, kind == "nanquantile")
+    return _out(r, out)
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """The ``q``-th quantiles (``q`` a float or a 1-D tensor in [0, 1]) along ``dim`` (of all
+    values when None); a 1-D ``q`` adds a leading dim. NaN if a row holds a NaN."""
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, out)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """Like :func:`quantile`, ignoring NaNs."""
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, out)
+
+
+# ---------------------------------------------------------------- unique
+
+
+def _unique_result(values, inverse, counts, return_inverse, return_counts):
+    if not return_inverse and not return_counts:
+        return values
+    return (values,) + ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values (slices along ``dim`` when given), in ascending order, with
+    optionally each input element's position in them and how often each occurs."""
+    _check_tensor(input, "unique")
+    values, inverse, counts = _C._unique(input, False, dim)
+    return _unique_result(values, inverse, counts, return_inverse, return_counts)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapses each run of equal consecutive values (or slices along ``dim``) to one."""
+    _check_tensor(input, "unique_consecutive")
+    values, inverse, counts = _C._unique(input, True, dim)
+    return _unique_result(values, inverse, counts, return_inverse, return_counts)
+
+
+# ---------------------------------------------------------------- NaN-ignoring reductions
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Sum over ``dim`` treating NaN as zero."""
+    _check_tensor(input, "nansum")
+    x = _C.where(_C.isnan(input), 0, input) if input.dtype.is_floating_point else input
+    return _out(_C._sum(x, _dims(dim), keepdim, dtype), out)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Mean over ``dim`` of the values that are not NaN (floating inputs)."""
+    _check_tensor(input, "nanmean")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point dtype but got {input.dtype}"
+        )
+    total = nansum(input, dim, keepdim, dtype=dtype)
+    count = _C._sum(_C.logical_not(_C.isnan(input)), _dims(dim), keepdim, None)
+    return _out(total.div_(count), out)
+
+
+for _name in TENSOR_METHODS:
+    setattr(Tensor, _name, globals()[_name])
+Tensor.cumsum_ = _cumsum_
+Tensor.cumprod_ = _cumprod_
