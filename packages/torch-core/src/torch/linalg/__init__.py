@@ -278,9 +278,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     empty = torch.empty(0, dtype=dtype)
     residuals = empty
     if driver != "gelsy" and m > n and bool((rank == n).all()):
-        residuals = (rest * rest).sum(-2).to(dtype)
-        if vector:
-            residuals = residuals.squeeze(-1)
+        residuals = (rest * rest).sum(-2).to(dtype)  # (..., k): k = 1 for a vector B
     if vector:
         X = X.squeeze(-1)
     rank = torch.empty(0, dtype=torch.int64) if driver == "gels" else rank
@@ -573,8 +571,8 @@ def cross(input, other, *, dim=-1, out=None):  # noqa: A002
     op = "linalg.cross"
     if input.dim() != other.dim():
         raise RuntimeError(
-            f"{op}: inputs dimension {dim} must have length 3. Got {input.dim()} and "
-            f"{other.dim()} dimensions"
+            f"{op}: inputs must have the same number of dimensions, got shapes "
+            f"{tuple(input.shape)} and {tuple(other.shape)}"
         )
     shape = tuple(torch.broadcast_shapes(input.shape, other.shape))
     d = dim % len(shape) if -len(shape) <= dim < len(shape) else None

@@ -11,6 +11,7 @@ as PyTorch's do), and the dims an ellipsis covers as 100, 101, ... aligned to th
 across operands, so they broadcast.
 """
 
+import functools
 import math
 import string
 
@@ -132,33 +133,23 @@ def _contract(x, lx, y, ly, keep):
     return r.reshape(tuple(sizes[label] for label in labels)), labels
 
 
-def einsum(*args):
-    """einsum(equation, *operands) or einsum(equation, [operands]): sums of products over
-    the subscripts of the equation ("ij,jk->ik", "...ij,...jk", "ii->i", "bij->"...)."""
-    if not args or not isinstance(args[0], str):
-        raise TypeError("einsum(): the first argument must be the equation string")
-    equation, operands = args[0], list(args[1:])
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = list(operands[0])
-    for i, t in enumerate(operands):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"einsum(): operand {i} must be a Tensor, got {type(t).__name__}")
+@functools.lru_cache(maxsize=256)
+def _plan(equation, ndims):
+    """(subscripts of each operand, output subscripts) for operands of these ndims."""
     equation = equation.replace(" ", "")
     lhs, arrow, rhs = equation.partition("->")
     terms = lhs.split(",")
-    if len(terms) != len(operands):
+    if len(terms) != len(ndims):
         raise _error(
-            f"the equation has {len(terms)} operand(s) ({lhs!r}) but {len(operands)} "
+            f"the equation has {len(terms)} operand(s) ({lhs!r}) but {len(ndims)} "
             "tensor(s) were given"
         )
-    if not operands:
+    if not ndims:
         raise _error("must provide at least one operand")
     parsed = [_parse_operand(term, i) for i, term in enumerate(terms)]
-    n_ell = max((t.dim() - (len(p) - 1) for p, t in zip(parsed, operands) if None in p), default=0)
+    n_ell = max((t - (len(p) - 1) for p, t in zip(parsed, ndims) if None in p), default=0)
     n_ell = max(n_ell, 0)
-    labels = [
-        _expand_ellipsis(p, t.dim(), n_ell, i) for i, (p, t) in enumerate(zip(parsed, operands))
-    ]
+    labels = [_expand_ellipsis(p, t, n_ell, i) for i, (p, t) in enumerate(zip(parsed, ndims))]
     ell_ids = list(range(_ELLIPSIS, _ELLIPSIS + n_ell))
     if arrow:
         out = _parse_operand(rhs, "output")
@@ -181,10 +172,26 @@ def einsum(*args):
                 counts[x] = counts.get(x, 0) + 1
         out = ell_ids + sorted(x for x, c in counts.items() if c == 1 and x < _ELLIPSIS)
 
+    return tuple(tuple(ls) for ls in labels), tuple(out)
+
+
+def einsum(*args):
+    """einsum(equation, *operands) or einsum(equation, [operands]): sums of products over
+    the subscripts of the equation ("ij,jk->ik", "...ij,...jk", "ii->i", "bij->"...)."""
+    if not args or not isinstance(args[0], str):
+        raise TypeError("einsum(): the first argument must be the equation string")
+    equation, operands = args[0], list(args[1:])
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = list(operands[0])
+    for i, t in enumerate(operands):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"einsum(): operand {i} must be a Tensor, got {type(t).__name__}")
+    labels, out = _plan(equation, tuple(t.dim() for t in operands))
+    labels, out = [list(ls) for ls in labels], list(out)
     dtype = operands[0].dtype
     for t in operands[1:]:
         dtype = torch.promote_types(dtype, t.dtype)
-    tensors = [t.to(dtype) for t in operands]
+    tensors = [t if t.dtype == dtype else t.to(dtype) for t in operands]
     # Each operand alone: diagonals, then the subscripts no other operand or the output has.
     for i in range(len(tensors)):
         tensors[i], labels[i] = _drop_repeats(tensors[i], labels[i])
