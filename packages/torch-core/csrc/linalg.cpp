@@ -83,6 +83,13 @@ static Tensor colmajor(const Tensor& t, int64_t count) {
   return view(buf, {count, s[d - 2], s[d - 1]});
 }
 
+// A fresh contiguous (B, m, n) copy of t (..., m, n).
+static Tensor rowmajor(const Tensor& t, int64_t count) {
+  Tensor buf = empty(t.sizes(), t.dtype(), t.device());
+  copy_(buf, t);
+  return view(buf, {count, t.size(t.dim() - 2), t.size(t.dim() - 1)});
+}
+
 // (B, cols, rows) buffer -> (..., rows, cols) view
 static Tensor from_colmajor(const Tensor& buf, Shape batch) {
   batch.push_back(buf.size(1));
@@ -122,48 +129,48 @@ static void for_batch(int64_t count, int64_t flops_each, const F& f) {
   for (int64_t i = 0; i < count; i++) f(i);
 }
 
-// ---------------------------------------------------------------- small LU
-// Partial-pivoting LU and solve for tiny systems, written out so a batch can run across
-// threads without LAPACK's per-call overhead. a: n x n column-major, b: n x k column-major.
+// ---------------------------------------------------------------- small solve
+// Gaussian elimination with partial pivoting on [A | B] for tiny systems, so a batch can
+// run across threads without LAPACK's per-call overhead. a: n x n and b: n x k, both
+// row-major (the inner loops run along contiguous rows). Returns LAPACK's info: the
+// 1-based index of the first zero pivot, 0 when A is invertible.
 template <class T>
 static int small_gesv(int n, int k, T* a, T* b) {
-  int info = 0;
   for (int j = 0; j < n; j++) {
     int p = j;
     T best = std::abs(a[j * n + j]);
     for (int i = j + 1; i < n; i++)
-      if (std::abs(a[j * n + i]) > best) best = std::abs(a[j * n + (p = i)]);
-    if (best == T(0)) {
-      if (!info) info = j + 1;
-      continue;
-    }
+      if (std::abs(a[i * n + j]) > best) best = std::abs(a[(p = i) * n + j]);
+    if (best == T(0)) return j + 1;
     if (p != j) {
-      for (int c = 0; c < n; c++) std::swap(a[c * n + j], a[c * n + p]);
-      for (int c = 0; c < k; c++) std::swap(b[c * n + j], b[c * n + p]);
+      std::swap_ranges(a + j * n, a + j * n + n, a + p * n);
+      std::swap_ranges(b + j * k, b + j * k + k, b + p * k);
     }
     T inv = T(1) / a[j * n + j];
-    for (int i = j + 1; i < n; i++) a[j * n + i] *= inv;
-    for (int c = j + 1; c < n; c++) {
-      T f = a[c * n + j];
-      for (int i = j + 1; i < n; i++) a[c * n + i] -= f * a[j * n + i];
+    for (int i = j + 1; i < n; i++) {
+      T f = a[i * n + j] * inv;
+      for (int c = j + 1; c < n; c++) a[i * n + c] -= f * a[j * n + c];
+      for (int c = 0; c < k; c++) b[i * k + c] -= f * b[j * k + c];
     }
   }
-  if (info) return info;
-  for (int c = 0; c < k; c++) {  // L y = P b, then U x = y
-    T* x = b + c * n;
-    for (int j = 0; j < n; j++)
-      for (int i = j + 1; i < n; i++) x[i] -= a[j * n + i] * x[j];
-    for (int j = n - 1; j >= 0; j--) {
-      x[j] /= a[j * n + j];
-      for (int i = 0; i < j; i++) x[i] -= a[j * n + i] * x[j];
+  for (int j = n - 1; j >= 0; j--) {  // back substitution: U X = B'
+    T inv = T(1) / a[j * n + j];
+    for (int c = 0; c < k; c++) b[j * k + c] *= inv;
+    for (int i = 0; i < j; i++) {
+      T f = a[i * n + j];
+      for (int c = 0; c < k; c++) b[i * k + c] -= f * b[j * k + c];
     }
   }
   return 0;
 }
 
+// Systems up to this size take small_gesv (row-major buffers), larger ones LAPACK's gesv.
+constexpr int64_t kSmallSolve = 32;
+
 // ---------------------------------------------------------------- kernels
 // Each works in place on column-major buffers (B, cols, rows); info (B,) int32.
 using LuFactorFn = void (*)(const Tensor& a, const Tensor& piv, const Tensor& info);
+// solve: row-major (B, n, n) and (B, n, k) buffers when n <= kSmallSolve, else column-major
 using SolveFn = void (*)(const Tensor& a, const Tensor& b, const Tensor& info);
 using CholeskyFn = void (*)(const Tensor& a, bool upper, const Tensor& info);
 using QrFn = void (*)(const Tensor& a, const Tensor& q, const Tensor& info);
@@ -193,7 +200,8 @@ template <class T>
 void solve_kernel(const Tensor& a, const Tensor& b, const Tensor& info) {
   int n = int(a.size(1)), k = int(b.size(1));
   int* inf = info.data_as<int>();
-  if (n <= 32) {
+  if (n <= kSmallSolve) {
+    k = int(b.size(2));
     for_batch(a.size(0), int64_t(n) * n * (n + k),
               [&](int64_t i) { inf[i] = small_gesv<T>(n, k, mat<T>(a, i), mat<T>(b, i)); });
     return;
@@ -324,12 +332,14 @@ std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b) {
   int64_t count;
   Shape batch = batch_of(a, count);
   to_int(a.size(a.dim() - 1), "linalg.solve");
-  Tensor abuf = colmajor(a, count), bbuf = colmajor(b, count);
+  int64_t n = a.size(a.dim() - 1), k = b.size(b.dim() - 1);
+  bool small = n <= kSmallSolve;
+  Tensor abuf = small ? rowmajor(a, count) : colmajor(a, count);
+  Tensor bbuf = small ? rowmajor(b, count) : colmajor(b, count);
   Tensor info = empty({count}, ScalarType::Int);
   fill_(info, Scalar::from_int(0));
-  if (abuf.size(1) > 0 && bbuf.size(1) > 0)
-    find_kernel<SolveFn>(Op::lu_solve, a.device(), a.dtype())(abuf, bbuf, info);
-  return {from_colmajor(bbuf, batch), view(info, batch)};
+  if (n > 0 && k > 0) find_kernel<SolveFn>(Op::lu_solve, a.device(), a.dtype())(abuf, bbuf, info);
+  return {small ? view(bbuf, with(batch, {n, k})) : from_colmajor(bbuf, batch), view(info, batch)};
 }
 
 std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper) {

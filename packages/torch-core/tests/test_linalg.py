@@ -258,11 +258,14 @@ def test_linalg_error_is_runtime_error():
     assert issubclass(torch.linalg.LinAlgError, RuntimeError)
 
 
-def test_singular_errors():
-    A = torch.zeros(3, 3)
-    for fn in (torch.linalg.inv, lambda a: torch.linalg.solve(a, torch.ones(3))):
-        with pytest.raises(torch.linalg.LinAlgError):
+@pytest.mark.parametrize("n", [3, 40])  # the small-system path and LAPACK's
+def test_singular_errors(n):
+    A = torch.eye(n)
+    A[1, 1] = 0.0
+    for fn in (torch.linalg.inv, lambda a: torch.linalg.solve(a, torch.ones(n))):
+        with pytest.raises(torch.linalg.LinAlgError, match="singular"):
             fn(A)
+    A = torch.zeros(3, 3)
     inverse, info = torch.linalg.inv_ex(A)
     assert info.item() > 0
 
