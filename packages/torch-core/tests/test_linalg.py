@@ -87,6 +87,14 @@ def test_eigh(shape, uplo):
     _close(torch.linalg.eigvalsh(tri, UPLO=uplo), to_numpy(w))
 
 
+def test_eig_nonsymmetric_real_eigenvalues():
+    A = torch.tensor([[1.0, 2.0, 0.5], [0.0, 3.0, -1.0], [0.0, 0.0, -2.0]], dtype=torch.float64)
+    w, V = torch.linalg.eig(A)
+    w, V = np.real(w.numpy()), np.real(V.numpy())
+    np.testing.assert_allclose(to_numpy(A) @ V, V * w, atol=1e-12)
+    np.testing.assert_allclose(np.sort(w), [-2.0, 1.0, 3.0], atol=1e-12)
+
+
 def test_eig_real_eigenvalues():
     B = _rand(4, 4)
     A = B + B.transpose(-2, -1) + 4 * torch.eye(4, dtype=torch.float64)
@@ -272,10 +280,7 @@ def test_singular_errors(n):
 
 @pytest.mark.ours_only
 def test_singular_error_messages():
-    A = torch.eye(3).repeat(4, 1, 1) if hasattr(torch.Tensor, "repeat") else None
-    A = torch.stack([torch.eye(3)] * 4) if A is None and hasattr(torch, "stack") else A
-    if A is None:
-        A = torch.eye(3).expand(4, 3, 3).clone()
+    A = torch.eye(3).expand(4, 3, 3).clone()
     A[2, 1, 1] = 0.0
     with pytest.raises(
         torch.linalg.LinAlgError, match=r"linalg.inv: \(Batch element 2\).*singular"
@@ -325,3 +330,16 @@ def test_einsum_errors(args):
     eq, *shapes = args
     with pytest.raises(RuntimeError, match="einsum"):
         torch.einsum(eq, *[torch.ones(*s) for s in shapes])
+
+
+def test_out_arguments():
+    A = _rand(3, 3) + 3 * torch.eye(3, dtype=torch.float64)
+    out = torch.empty(3, 3, dtype=torch.float64)
+    assert torch.linalg.inv(A, out=out) is out
+    _close(A @ out, _eye(3))
+    Q, R = torch.empty(0, dtype=torch.float64), torch.empty(0, dtype=torch.float64)
+    result = torch.linalg.qr(A, out=(Q, R))
+    assert result.Q is Q and result.R is R
+    _close(Q @ R, to_numpy(A))
+    w = torch.empty(3, dtype=torch.float64)
+    assert torch.linalg.eigvalsh(A + A.transpose(0, 1), out=w) is w

@@ -60,7 +60,7 @@ _qr_t = _result_type("qr", ["Q", "R"])
 _svd = _result_type("linalg_svd", ["U", "S", "Vh"])
 _svd_t = _result_type("svd", ["U", "S", "V"])
 _eigh = _result_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
-_eig = _result_type("linalg_eig", ["eigenvalues", "eigenvectors"])
+_eig_result = _result_type("linalg_eig", ["eigenvalues", "eigenvectors"])
 _lu_factor = _result_type("linalg_lu_factor", ["LU", "pivots"])
 
 
@@ -157,7 +157,7 @@ def inv_ex(A, *, check_errors=False, out=None):
     X, info = _C._linalg_solve_ex(A, _eye_like(A))
     if check_errors:
         _raise_on(info, "linalg.inv", _singular)
-    return _inv_ex(_out(X.to(dtype), out), info)
+    return _inv_ex(_out(X.to(dtype), out[0] if out is not None else None), info)
 
 
 def inv(A, *, out=None):
@@ -181,6 +181,15 @@ def _out(result, out):
     return out
 
 
+def _out_tuple(result, out):
+    """Copy a tuple result into a user's out= tuple of tensors, returning the same type."""
+    if out is None:
+        return result
+    if len(out) != len(result):
+        raise RuntimeError(f"expected out= to hold {len(result)} tensors, got {len(out)}")
+    return type(result)(*(_out(r, o) for r, o in zip(result, out)))
+
+
 def _lu_parts(A, op):
     A, dtype = _matrix(A, op, square=True)
     LU, piv, _ = _C._linalg_lu_factor(A)
@@ -201,7 +210,7 @@ def slogdet(A, *, out=None):
     diag, sign, dtype = _lu_parts(A, "linalg.slogdet")
     sign = sign * torch.sign(diag).prod(-1)
     logabs = torch.log(torch.abs(diag)).sum(-1)
-    return _slogdet(sign.to(dtype), logabs.to(dtype))
+    return _out_tuple(_slogdet(sign.to(dtype), logabs.to(dtype)), out)
 
 
 def logdet(A):
@@ -239,7 +248,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     X, info = _solve(A, B, left, "linalg.solve")
     if check_errors:
         _raise_on(info, "linalg.solve", _singular)
-    return _solve_ex(_out(X, out), info)
+    return _solve_ex(_out(X, out[0] if out is not None else None), info)
 
 
 def solve(A, B, *, left=True, out=None):
@@ -294,7 +303,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     L, info = _C._linalg_cholesky_ex(A2, bool(upper))
     if check_errors:
         _raise_on(info, "linalg.cholesky", _not_pd)
-    return _cholesky_ex(L.to(dtype), info)
+    return _out_tuple(_cholesky_ex(L.to(dtype), info), out)
 
 
 def cholesky(A, *, upper=False, out=None):
@@ -316,7 +325,7 @@ def qr(A, mode="reduced", *, out=None):
             "(default), 'r', or 'complete'"
         )
     Q, R = _C._linalg_qr(A2, mode)
-    return _qr(Q.to(dtype), R.to(dtype))
+    return _out_tuple(_qr(Q.to(dtype), R.to(dtype)), out)
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
@@ -324,7 +333,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     A2, dtype = _matrix(A, "linalg.svd")
     U, S, Vh, info = _C._linalg_svd(A2, bool(full_matrices), True)
     _raise_on(info, "linalg.svd", _no_convergence)
-    return _svd(U.to(dtype), S.to(dtype), Vh.to(dtype))
+    return _out_tuple(_svd(U.to(dtype), S.to(dtype), Vh.to(dtype)), out)
 
 
 def svdvals(A, *, driver=None, out=None):
@@ -346,7 +355,7 @@ def eigh(A, UPLO="L", *, out=None):  # noqa: N803
     A2, dtype = _matrix(A, "linalg.eigh", square=True)
     w, V, info = _C._linalg_eigh(A2, _uplo(UPLO, "linalg.eigh"), True)
     _raise_on(info, "linalg.eigh", _no_convergence)
-    return _eigh(w.to(dtype), V.to(dtype))
+    return _out_tuple(_eigh(w.to(dtype), V.to(dtype)), out)
 
 
 def eigvalsh(A, UPLO="L", *, out=None):  # noqa: N803
@@ -371,11 +380,11 @@ def _eig(A, op, vectors):
 def eig(A, *, out=None):
     """Eigenvalues and eigenvectors of real matrices whose eigenvalues are all real (real
     tensors come back: complex dtypes are not supported; otherwise NotImplementedError)."""
-    return _eig(A, *("linalg.eig", True))
+    return _out_tuple(_eig_result(*_eig(A, "linalg.eig", True)), out)
 
 
 def eigvals(A, *, out=None):
-    return _eig(A, "linalg.eigvals", False)[0]
+    return _out(_eig(A, "linalg.eigvals", False)[0], out)
 
 
 def lu_factor(A, *, pivot=True, out=None):
@@ -383,7 +392,7 @@ def lu_factor(A, *, pivot=True, out=None):
         raise NotImplementedError("linalg.lu_factor: pivot=False is not supported on CPU")
     A2, dtype = _matrix(A, "linalg.lu_factor")
     LU, piv, _ = _C._linalg_lu_factor(A2)
-    return _lu_factor(LU.to(dtype), piv)
+    return _out_tuple(_lu_factor(LU.to(dtype), piv), out)
 
 
 # --- norms -----------------------------------------------------------------------------------
