@@ -27,6 +27,16 @@ def _perm(t, order):
     return t.permute(*order) if t.dim() else t
 
 
+def _gemm_ready(t):
+    """t, or a fresh contiguous copy when BLAS cannot read its matrices in place (the core's
+    GEMM mishandles such views when size-1 dims make them look contiguous; see the report)."""
+    rows, cols = t.shape[-2], t.shape[-1]
+    rs, cs = t.stride(-2), t.stride(-1)
+    if (cs == 1 and rs >= max(cols, 1)) or (rs == 1 and cs >= max(rows, 1)) or not rows * cols:
+        return t
+    return t.clone()
+
+
 def _error(msg):
     return RuntimeError(f"einsum(): {msg}")
 
@@ -126,9 +136,9 @@ def _contract(x, lx, y, ly, keep):
     yp = _perm(y, [ly.index(label) for label in batch + inner + right])
     b, m, k, n = size(batch), size(left), size(inner), size(right)
     if b == 1:
-        r = torch.mm(xp.reshape(m, k), yp.reshape(k, n))
+        r = torch.mm(_gemm_ready(xp.reshape(m, k)), _gemm_ready(yp.reshape(k, n)))
     else:
-        r = torch.matmul(xp.reshape(b, m, k), yp.reshape(b, k, n))
+        r = torch.matmul(_gemm_ready(xp.reshape(b, m, k)), _gemm_ready(yp.reshape(b, k, n)))
     labels = batch + left + right
     return r.reshape(tuple(sizes[label] for label in labels)), labels
 
@@ -251,8 +261,8 @@ def tensordot(a, b, dims=2, out=None):
     k = math.prod(a.shape[d] for d in da)
     m = math.prod(a.shape[d] for d in free_a)
     n = math.prod(b.shape[d] for d in free_b)
-    x = _perm(a, free_a + da).reshape(m, k)
-    y = _perm(b, db + free_b).reshape(k, n)
+    x = _gemm_ready(_perm(a, free_a + da).reshape(m, k))
+    y = _gemm_ready(_perm(b, db + free_b).reshape(k, n))
     r = torch.mm(x, y).reshape(
         tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
     )
