@@ -343,3 +343,15 @@ def test_out_arguments():
     _close(Q @ R, to_numpy(A))
     w = torch.empty(3, dtype=torch.float64)
     assert torch.linalg.eigvalsh(A + A.transpose(0, 1), out=w) is w
+
+
+@pytest.mark.parametrize("ord", ["fro", "nuc", 2, 1, -1, math.inf])
+def test_matrix_norm_of_empty_matrices(ord):
+    r = torch.linalg.matrix_norm(torch.zeros(2, 0, 3), ord)
+    assert tuple(r.shape) == (2,) and r.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("ord", [-2, -math.inf])
+def test_matrix_norm_min_of_empty_raises(ord):
+    with pytest.raises(IndexError):
+        torch.linalg.matrix_norm(torch.zeros(2, 0, 3), ord)

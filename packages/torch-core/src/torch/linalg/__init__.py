@@ -280,9 +280,13 @@ def lstsq(A, B, rcond=None, *, driver=None):
     batch = _batch_broadcast(A2.shape[:-2], Bm.shape[:-2])
     if rcond is None:
         rcond = torch.finfo(A2.dtype).eps * max(m, n)
+    k = Bm.shape[-1]
+    if k == 0:  # LAPACK wants a right-hand side: solve for a zero one, keep none of it
+        Bm = torch.zeros(*Bm.shape[:-1], 1, dtype=Bm.dtype)
     X, rest, rank, S, info = _C._linalg_lstsq(
         A2.expand(*batch, m, n), Bm.expand(*batch, m, Bm.shape[-1]), float(rcond)
     )
+    X, rest = X[..., :k], rest[..., :k]
     _raise_on(info, op, _no_convergence)
     empty = torch.empty(0, dtype=dtype)
     residuals = empty
@@ -454,6 +458,24 @@ def _two_dims(A, dim, op):
     return d0, d1
 
 
+def _max_or_min(t, dim, largest, keepdim=True):
+    """amax/amin over dim; over an empty dim the max is 0 (norms are >= 0), the min has no
+    value (IndexError, as in PyTorch)."""
+    if t.shape[dim] == 0:
+        if not largest:
+            raise IndexError(
+                f"linalg.matrix_norm: the minimum over dim {dim} of size 0 has no value "
+                f"(input of shape {tuple(t.shape)})"
+            )
+        shape = list(t.shape)
+        if keepdim:
+            shape[dim] = 1
+        else:
+            del shape[dim]
+        return torch.zeros(shape, dtype=t.dtype)
+    return (torch.amax if largest else torch.amin)(t, dim=dim, keepdim=keepdim)
+
+
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """Matrix norms over the two dims `dim`: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2."""
     op = "linalg.matrix_norm"
@@ -465,14 +487,13 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         r = torch.sqrt((A * A).sum(dim=(d0, d1), keepdim=keepdim))
     elif ord in (math.inf, -math.inf, 1, -1):
         rows, cols = (d0, d1) if abs(ord) == 1 else (d1, d0)  # sum over rows, then max/min
-        f = torch.amax if ord > 0 else torch.amin
-        r = f(torch.abs(A).sum(dim=rows, keepdim=True), dim=cols, keepdim=True)
+        r = _max_or_min(torch.abs(A).sum(dim=rows, keepdim=True), cols, ord > 0)
         if not keepdim:
             r = r.squeeze(max(d0, d1)).squeeze(min(d0, d1))
     elif ord in ("nuc", 2, -2):
         rest = [d for d in range(A.dim()) if d not in (d0, d1)]
         S = svdvals(A.permute(*rest, d0, d1))
-        r = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord == 2 else S.amin(-1))
+        r = S.sum(-1) if ord == "nuc" else _max_or_min(S, -1, ord == 2, keepdim=False)
         if keepdim:
             for d in sorted((d0, d1)):
                 r = r.unsqueeze(d)
