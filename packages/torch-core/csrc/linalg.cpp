@@ -9,7 +9,6 @@
 // Front ends here only check dtypes and build buffers; the Python layer (torch.linalg)
 // checks shapes, broadcasts and turns LAPACK's info codes into LinAlgError.
 #include <lapacke.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -116,11 +115,11 @@ static int to_int(int64_t v, const char* op) {
   return int(v);
 }
 
-// Run f(i) for i in [0, count): in parallel when each call is tiny work, where threads
-// beat LAPACK's own; serially otherwise (LAPACK then threads inside).
+// Run f(i) for each matrix i of a batch, across threads when the whole batch is enough
+// work. f must not call BLAS or LAPACK (never inside an OpenMP region).
 template <class F>
 static void for_batch(int64_t count, int64_t flops_each, const F& f) {
-  bool par = count > 1 && flops_each < 32 * 32 * 32 && get_num_threads() > 1;
+  bool par = count > 1 && count * flops_each >= kGrain && get_num_threads() > 1;
   if (!par) {
     for (int64_t i = 0; i < count; i++) f(i);
     return;
@@ -168,7 +167,8 @@ static int small_gesv(int n, int k, T* a, T* b) {
 constexpr int64_t kSmallSolve = 32;
 
 // ---------------------------------------------------------------- kernels
-// Each works in place on column-major buffers (B, cols, rows); info (B,) int32.
+// Each works in place on column-major buffers (B, cols, rows), solve's small path on
+// row-major ones; info (B,) int32 gets LAPACK's code per matrix.
 using LuFactorFn = void (*)(const Tensor& a, const Tensor& piv, const Tensor& info);
 // solve: row-major (B, n, n) and (B, n, k) buffers when n <= kSmallSolve, else column-major
 using SolveFn = void (*)(const Tensor& a, const Tensor& b, const Tensor& info);
