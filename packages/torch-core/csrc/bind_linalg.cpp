@@ -8,6 +8,8 @@ namespace tc {
 void bind_linalg(py::module_& m, py::class_<Tensor>& cls) {
   m.def("_linalg_lu_factor", &linalg_lu_factor, py::arg("A"));
   m.def("_linalg_solve_ex", &linalg_solve_ex, py::arg("A"), py::arg("B"));
+  m.def("_linalg_solve_triangular", &linalg_solve_triangular, py::arg("A"), py::arg("B"),
+        py::arg("upper"), py::arg("unitriangular"));
   m.def("_linalg_cholesky_ex", &linalg_cholesky_ex, py::arg("A"), py::arg("upper"));
   m.def("_linalg_qr", &linalg_qr, py::arg("A"), py::arg("mode"));
   m.def("_linalg_svd", &linalg_svd, py::arg("A"), py::arg("full_matrices"), py::arg("compute_uv"));

@@ -8,6 +8,7 @@
 //
 // Front ends here only check dtypes and build buffers; the Python layer (torch.linalg)
 // checks shapes, broadcasts and turns LAPACK's info codes into LinAlgError.
+#include <cblas.h>
 #include <lapacke.h>
 
 #include <algorithm>
@@ -56,6 +57,11 @@ struct Lapack;
     static int gelsd(int m, int n, int k, T* a, T* b, int ldb, T* s, T rcond, int* rank) {        \
       return scipy_LAPACKE_##p##gelsd(LAPACK_COL_MAJOR, m, n, k, a, std::max(1, m), b, ldb, s,    \
                                       rcond, rank);                                               \
+    }                                                                                             \
+    static void trsm(bool upper, bool unit, int n, int k, const T* a, T* b) {                     \
+      scipy_cblas_##p##trsm(CblasColMajor, CblasLeft, upper ? CblasUpper : CblasLower,            \
+                            CblasNoTrans, unit ? CblasUnit : CblasNonUnit, n, k, T(1), a,         \
+                            std::max(1, n), b, std::max(1, n));                                   \
     }                                                                                             \
   };
 TC_LAPACK(float, s)
@@ -180,6 +186,7 @@ using EighFn = void (*)(const Tensor& a, const Tensor& w, bool upper, bool vecto
                         const Tensor& info);
 using EigFn = void (*)(const Tensor& a, const Tensor& wr, const Tensor& wi, const Tensor& v,
                        bool vectors, const Tensor& info);
+using TriSolveFn = void (*)(const Tensor& a, const Tensor& b, bool upper, bool unit);
 using LstsqFn = void (*)(const Tensor& a, const Tensor& b, const Tensor& s, const Tensor& rank,
                          double rcond, const Tensor& info);
 
@@ -292,6 +299,13 @@ void eig_kernel(const Tensor& a, const Tensor& wr, const Tensor& wi, const Tenso
                                  wi.data_as<T>() + i * n, vectors ? mat<T>(v, i) : dummy);
 }
 
+template <class T>
+void triangular_solve_kernel(const Tensor& a, const Tensor& b, bool upper, bool unit) {
+  int n = int(a.size(1)), k = int(b.size(1));
+  for (int64_t i = 0; i < a.size(0); i++)
+    Lapack<T>::trsm(upper, unit, n, k, mat<T>(a, i), mat<T>(b, i));
+}
+
 // b: (B, k, max(m, n)) with the right-hand sides in its first m rows
 template <class T>
 void lstsq_kernel(const Tensor& a, const Tensor& b, const Tensor& s, const Tensor& rank,
@@ -340,6 +354,19 @@ std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b) {
   fill_(info, Scalar::from_int(0));
   if (n > 0 && k > 0) find_kernel<SolveFn>(Op::lu_solve, a.device(), a.dtype())(abuf, bbuf, info);
   return {small ? view(bbuf, with(batch, {n, k})) : from_colmajor(bbuf, batch), view(info, batch)};
+}
+
+// a (..., n, n) triangular, b (..., n, k) with the same batch dims; no singularity check
+// (a zero diagonal gives inf/nan, as in PyTorch)
+Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool unit) {
+  check_float(a, "linalg.solve_triangular");
+  int64_t count, n = a.size(a.dim() - 1), k = b.size(b.dim() - 1);
+  to_int(std::max(n, k), "linalg.solve_triangular");
+  Shape batch = batch_of(a, count);
+  Tensor abuf = colmajor(a, count), bbuf = colmajor(b, count);
+  if (n > 0 && k > 0)
+    find_kernel<TriSolveFn>(Op::triangular_solve, a.device(), a.dtype())(abuf, bbuf, upper, unit);
+  return from_colmajor(bbuf, batch);
 }
 
 std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper) {
@@ -454,6 +481,7 @@ void register_linalg_kernels() {
   TC_REG(eigh, eigh_kernel)
   TC_REG(eig, eig_kernel)
   TC_REG(lstsq, lstsq_kernel)
+  TC_REG(triangular_solve, triangular_solve_kernel)
 #undef TC_REG
 }
 

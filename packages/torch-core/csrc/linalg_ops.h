@@ -10,8 +10,9 @@
 
 namespace tc {
 
-std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor(const Tensor& a);           // LU, pivots, info
-std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b);    // X, info
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor(const Tensor& a);         // LU, pivots, info
+std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& a, const Tensor& b);  // X, info
+Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool unit);
 std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper);      // L, info
 std::pair<Tensor, Tensor> linalg_qr(const Tensor& a, const std::string& mode);  // Q, R
 std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_svd(const Tensor& a, bool full_matrices,

@@ -3,6 +3,7 @@ sign-ambiguous factors), result structures, batches, and the errors for singular
 non-positive-definite and badly shaped inputs."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -355,3 +356,20 @@ def test_matrix_norm_of_empty_matrices(ord):
 def test_matrix_norm_min_of_empty_raises(ord):
     with pytest.raises(IndexError):
         torch.linalg.matrix_norm(torch.zeros(2, 0, 3), ord)
+
+
+def test_solve_triangular_forms():
+    L = torch.tensor(np.tril(np.random.default_rng(0).uniform(1, 2, (3, 3))))
+    B = _rand(2, 3, seed=1)
+    X = torch.linalg.solve_triangular(L, B, upper=False, left=False)  # X L = B
+    _close(X @ L, to_numpy(B))
+    b = _rand(3, 2, seed=2)
+    with warnings.catch_warnings():  # PyTorch warns that the legacy form is deprecated
+        warnings.simplefilter("ignore")
+        X, A = torch.triangular_solve(b, L.transpose(0, 1), upper=True)
+        _close(L.transpose(0, 1) @ X, to_numpy(b))
+        X, _ = torch.triangular_solve(b, L, upper=False, transpose=True)
+        _close(L.transpose(0, 1) @ X, to_numpy(b))
+    X = torch.linalg.solve_triangular(L, b, upper=False, unitriangular=True)
+    unit = np.tril(to_numpy(L), -1) + np.eye(3)
+    _close(X, np.linalg.solve(unit, to_numpy(b)))

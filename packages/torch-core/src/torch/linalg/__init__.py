@@ -22,7 +22,7 @@ __all__ = [
     "LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex", "lstsq", "cholesky",
     "cholesky_ex", "qr", "svd", "svdvals", "eig", "eigvals", "eigh", "eigvalsh", "matrix_norm",
     "vector_norm", "norm", "matrix_rank", "pinv", "matrix_power", "cross", "multi_dot",
-    "lu_factor", "matmul", "vecdot", "diagonal", "tensorinv", "tensorsolve",
+    "lu_factor", "solve_triangular", "matmul", "vecdot", "diagonal", "tensorinv", "tensorsolve",
 ]  # fmt: skip
 
 
@@ -62,6 +62,7 @@ _svd_t = _result_type("svd", ["U", "S", "V"])
 _eigh = _result_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
 _eig_result = _result_type("linalg_eig", ["eigenvalues", "eigenvectors"])
 _lu_factor = _result_type("linalg_lu_factor", ["LU", "pivots"])
+_result_type("triangular_solve", ["solution", "cloned_coefficient"])
 
 
 # --- argument checks -----------------------------------------------------------------------
@@ -256,6 +257,33 @@ def solve(A, B, *, left=True, out=None):
     X, info = _solve(A, B, left, "linalg.solve")
     _raise_on(info, "linalg.solve", _singular)
     return _out(X, out)
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """X with A X = B (left=True) or X A = B for triangular A (only its `upper` or lower
+    triangle is read; unitriangular: its diagonal is taken as ones). Batch dims broadcast;
+    a zero on the diagonal gives inf/nan, not an error."""
+    op = "linalg.solve_triangular"
+    A2, dtype = _matrix(A, op, square=True)
+    _same_dtype(A, B, op)
+    if B.dim() < 2:
+        raise RuntimeError(f"{op}: The input tensor B must have at least 2 dimensions.")
+    if not left:  # X A = B  <=>  A^T X^T = B^T, and A^T has the other triangle
+        X = solve_triangular(
+            _mT(A2), _mT(B), upper=not upper, left=True, unitriangular=unitriangular
+        )
+        return _out(_mT(X), out)
+    n = A2.shape[-1]
+    if B.shape[-2] != n:
+        raise RuntimeError(
+            f"{op}: Incompatible shapes of A and B for the equation AX = B "
+            f"({A2.shape[-2]}x{n} and {B.shape[-2]}x{B.shape[-1]})"
+        )
+    batch = _batch_broadcast(A2.shape[:-2], B.shape[:-2])
+    X = _C._linalg_solve_triangular(
+        A2.expand(*batch, n, n), B.expand(*batch, n, B.shape[-1]), bool(upper), bool(unitriangular)
+    )
+    return _out(X.to(dtype), out)
 
 
 def lstsq(A, B, rcond=None, *, driver=None):

@@ -67,6 +67,13 @@ def cross(input, other, dim=None, *, out=None):  # noqa: A002
     return linalg.cross(input, other, dim=dim, out=out)
 
 
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """The legacy form: (solution of op(A) X = b, a copy of A), op(A) = A^T with transpose."""
+    coeff = A.transpose(-2, -1) if transpose else A
+    X = linalg.solve_triangular(coeff, b, upper=upper != transpose, unitriangular=unitriangular)
+    return torch.return_types.triangular_solve(X, A.clone())
+
+
 def chain_matmul(*matrices, out=None):
     return linalg.multi_dot(matrices, out=out)
 
@@ -76,13 +83,14 @@ _TORCH = {
     "logdet": linalg.logdet, "slogdet": slogdet, "inverse": linalg.inv, "cholesky": cholesky,
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "qr": qr,
     "svd": svd, "pinverse": pinverse, "matrix_power": linalg.matrix_power, "cross": cross,
-    "chain_matmul": chain_matmul,
+    "chain_matmul": chain_matmul, "triangular_solve": triangular_solve,
 }  # fmt: skip
 _METHODS = {
     "det": linalg.det, "logdet": linalg.logdet, "slogdet": slogdet, "inverse": linalg.inv,
     "cholesky": cholesky, "cholesky_solve": cholesky_solve,
     "cholesky_inverse": cholesky_inverse, "qr": qr, "svd": svd, "pinverse": pinverse,
     "matrix_power": linalg.matrix_power, "cross": cross, "trace": trace,
+    "triangular_solve": triangular_solve,
 }  # fmt: skip
 
 

@@ -36,6 +36,13 @@ def _swap(a):
     return np.swapaxes(a, -1, -2) if isinstance(a, np.ndarray) else a.transpose(-2, -1)
 
 
+def _tri(a, upper):
+    a = _wc(a)
+    ones = np.ones(a.shape[-2:])
+    mask = np.triu(ones) if upper else np.tril(ones)
+    return a * (mask if isinstance(a, np.ndarray) else torch.tensor(mask, dtype=a.dtype))
+
+
 def _sym(a):
     return a + _swap(a)
 
@@ -74,6 +81,11 @@ OPS = [
     _linalg("linalg.solve_right", lambda a, b: torch.linalg.solve(_wc(a), b, left=False),
             lambda a, b: _swap(np.linalg.solve(_swap(_wc(a)), _swap(b))),
             [on(T((4, 4)), T((2, 4))), on(T((2, 3, 3)), T((2, 5, 3)))]),
+    _linalg("linalg.solve_triangular",
+            lambda a, b, upper: torch.linalg.solve_triangular(_tri(a, upper), b, upper=upper),
+            lambda a, b, upper: np.linalg.solve(_tri(a, upper), b),
+            [on(T((4, 4)), T((4, 2)), True), on(T((2, 3, 3)), T((3, 5)), False),
+             on(T((40, 40), "t"), T((40, 3)), True), on(T((0, 3, 3)), T((0, 3, 2)), False)]),
     _linalg("linalg.lstsq", lambda a, b: torch.linalg.lstsq(a, b).solution,
             lambda a, b: np.linalg.lstsq(a, b, rcond=None)[0],
             [on(T((6, 3)), T((6, 2))), on(T((4, 4)), T((4, 1)))]),
