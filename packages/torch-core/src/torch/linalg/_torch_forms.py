@@ -1,0 +1,101 @@
+"""The torch.* and Tensor-method forms of linear algebra (torch.det, x.inverse(), ...),
+installed onto the torch module and Tensor class when torch.linalg is imported."""
+
+import torch
+from torch import _C, linalg
+from torch.linalg._einsum import einsum, tensordot
+
+Tensor = _C.Tensor
+
+
+def trace(input):  # noqa: A002
+    """The sum of the main diagonal of a 2-D tensor (integers sum in int64)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    return input.diagonal().sum()
+
+
+def slogdet(A):
+    sign, logabsdet = linalg.slogdet(A)
+    return torch.return_types.slogdet(sign, logabsdet)
+
+
+def cholesky(A, upper=False, *, out=None):
+    return linalg.cholesky(A, upper=upper, out=out)
+
+
+def cholesky_solve(B, L, upper=False, *, out=None):
+    """X with A X = B, given A's Cholesky factor L (or U with upper=True)."""
+    A = torch.matmul(L.transpose(-2, -1), L) if upper else torch.matmul(L, L.transpose(-2, -1))
+    return linalg.solve(A, B, out=out)
+
+
+def cholesky_inverse(L, upper=False, *, out=None):
+    A = torch.matmul(L.transpose(-2, -1), L) if upper else torch.matmul(L, L.transpose(-2, -1))
+    return linalg.inv(A, out=out)
+
+
+def qr(A, some=True, *, out=None):
+    Q, R = linalg.qr(A, "reduced" if some else "complete")
+    return torch.return_types.qr(Q, R)
+
+
+def svd(A, some=True, compute_uv=True, *, out=None):
+    """U, S, V (not Vh) with A = U diag(S) V^T; zero U and V when compute_uv is False."""
+    if not compute_uv:
+        S = linalg.svdvals(A)
+        m, n = A.shape[-2], A.shape[-1]
+        batch = tuple(A.shape[:-2])
+        U = torch.zeros(*batch, m, m, dtype=A.dtype)
+        V = torch.zeros(*batch, n, n, dtype=A.dtype)
+        return torch.return_types.svd(U, S, V)
+    U, S, Vh = linalg.svd(A, full_matrices=not some)
+    return torch.return_types.svd(U, S, Vh.transpose(-2, -1))
+
+
+def pinverse(input, rcond=1e-15):  # noqa: A002
+    return linalg.pinv(input, rtol=rcond)
+
+
+def cross(input, other, dim=None, *, out=None):  # noqa: A002
+    """linalg.cross; with dim None, the first dim of size 3."""
+    if dim is None:
+        shape = torch.broadcast_shapes(input.shape, other.shape)
+        dim = next((d for d, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError(f"cross: no dimension of size 3 in input of shape {tuple(shape)}")
+    return linalg.cross(input, other, dim=dim, out=out)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """The legacy form: (solution of op(A) X = b, a copy of A), op(A) = A^T with transpose."""
+    coeff = A.transpose(-2, -1) if transpose else A
+    X = linalg.solve_triangular(coeff, b, upper=upper != transpose, unitriangular=unitriangular)
+    return torch.return_types.triangular_solve(X, A.clone())
+
+
+def chain_matmul(*matrices, out=None):
+    return linalg.multi_dot(matrices, out=out)
+
+
+_TORCH = {
+    "einsum": einsum, "tensordot": tensordot, "trace": trace, "det": linalg.det,
+    "logdet": linalg.logdet, "slogdet": slogdet, "inverse": linalg.inv, "cholesky": cholesky,
+    "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "qr": qr,
+    "svd": svd, "pinverse": pinverse, "matrix_power": linalg.matrix_power, "cross": cross,
+    "chain_matmul": chain_matmul, "triangular_solve": triangular_solve,
+}  # fmt: skip
+_METHODS = {
+    "det": linalg.det, "logdet": linalg.logdet, "slogdet": slogdet, "inverse": linalg.inv,
+    "cholesky": cholesky, "cholesky_solve": cholesky_solve,
+    "cholesky_inverse": cholesky_inverse, "qr": qr, "svd": svd, "pinverse": pinverse,
+    "matrix_power": linalg.matrix_power, "cross": cross, "trace": trace,
+    "triangular_solve": triangular_solve,
+}  # fmt: skip
+
+
+def install():
+    for name, fn in _TORCH.items():
+        setattr(torch, name, fn)
+    for name, fn in _METHODS.items():
+        setattr(Tensor, name, fn)
