@@ -19,14 +19,17 @@ using GemmFn = void (*)(const GemmArgs&);
 // or transposed; false when neither stride is 1.
 static bool blas_view(const Tensor& t, CBLAS_TRANSPOSE& trans, int& ld) {
   int64_t r = t.size(0), c = t.size(1);
-  if (t.stride(1) == 1 && t.stride(0) >= std::max<int64_t>(c, 1)) {
+  // The stride of a size-1 dim is never used: give it the value BLAS wants.
+  int64_t s0 = r == 1 ? std::max<int64_t>(c, 1) : t.stride(0);
+  int64_t s1 = c == 1 ? 1 : t.stride(1);
+  if (s1 == 1 && s0 >= std::max<int64_t>(c, 1)) {
     trans = CblasNoTrans;
-    ld = int(t.stride(0));
+    ld = int(s0);
     return true;
   }
-  if (t.stride(0) == 1 && t.stride(1) >= std::max<int64_t>(r, 1)) {
+  if (s0 == 1 && s1 >= std::max<int64_t>(r, 1)) {
     trans = CblasTrans;
-    ld = int(t.stride(1));
+    ld = int(s1);
     return true;
   }
   return false;
@@ -39,11 +42,11 @@ void blas_gemm(const GemmArgs& g) {
   CBLAS_TRANSPOSE ta, tb;
   int lda, ldb;
   if (!blas_view(a, ta, lda)) {
-    a = contiguous(a);
+    a = clone(a);  // a fresh row-major copy always qualifies
     blas_view(a, ta, lda);
   }
   if (!blas_view(b, tb, ldb)) {
-    b = contiguous(b);
+    b = clone(b);
     blas_view(b, tb, ldb);
   }
   int m = int(c.size(0)), n = int(c.size(1)), k = int(a.size(1)),

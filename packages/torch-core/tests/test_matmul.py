@@ -130,3 +130,13 @@ def test_thread_count_can_be_set_and_read():
 def test_thread_count_must_be_positive():
     with pytest.raises((RuntimeError, ValueError)):
         torch.set_num_threads(0)
+
+
+def test_size_one_dims_with_odd_strides_go_to_blas_correctly():
+    # a 1x1 view whose strides (2, 2) make neither BLAS layout match as they stand
+    d = torch.tensor([[3.0]]).diagonal(0, 0, 1).reshape(1, 1)
+    assert d.stride() == (2, 2)
+    assert torch.mm(torch.full((1, 1), 2.0), d).tolist() == [[6.0]]
+    assert torch.mm(d, torch.ones(1, 3)).tolist() == [[3.0, 3.0, 3.0]]
+    col = torch.arange(6.0).reshape(3, 2)[:, :1]  # (3, 1) with strides (2, 1)
+    np.testing.assert_array_equal(torch.mm(torch.ones(2, 3), col).numpy(), [[6.0], [6.0]])
