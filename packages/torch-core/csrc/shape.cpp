@@ -109,8 +109,24 @@ static void cat_cpu(const Tensor& out, const std::vector<Tensor>& ins, int64_t d
 }
 
 // ---------------------------------------------------------------- flip, roll
-// flip copies through a view whose flipped dims walk backwards (negative strides); the copy
-// engine orders dims by |stride|, so a flipped contiguous tensor is still one merged loop.
+// flip copies through a view whose flipped dims walk backwards (negative strides). The copy
+// engine orders dims by |stride| and merges them, so a flipped contiguous tensor is one loop;
+// the kernel's inner loop reads backwards when the source stride is minus one element.
+template <class T>
+static void flip_cpu(const Tensor& out, const Tensor& reversed_view) {
+  ElementwiseIter it = ElementwiseIter::for_copy(out, reversed_view);
+  it.for_each([](char** d, const int64_t* s, int64_t n) {
+    T* o = reinterpret_cast<T*>(d[0]);
+    const T* a = reinterpret_cast<const T*>(d[1]);
+    if (s[0] == int64_t(sizeof(T)) && s[1] == -int64_t(sizeof(T))) {
+      for (int64_t i = 0; i < n; i++) o[i] = a[-i];
+    } else {
+      for (int64_t i = 0; i < n; i++)
+        *reinterpret_cast<T*>(d[0] + i * s[0]) = *reinterpret_cast<const T*>(d[1] + i * s[1]);
+    }
+  });
+}
+
 Tensor flip(const Tensor& x, const Shape& dims) {
   std::vector<bool> seen(size_t(std::max<int64_t>(x.dim(), 1)), false);
   Shape strides = x.strides();
@@ -124,7 +140,9 @@ Tensor flip(const Tensor& x, const Shape& dims) {
     strides[d] = -strides[d];
   }
   Tensor r = empty(x.sizes(), x.dtype(), x.device());
-  if (x.numel() > 0) copy_(r, make_view(x, x.sizes(), strides, offset));
+  if (x.numel() > 0)
+    find_kernel<FlipFn>(Op::flip, r.device(), r.dtype())(r,
+                                                         make_view(x, x.sizes(), strides, offset));
   return r;
 }
 
@@ -239,19 +257,26 @@ Tensor tril_indices(int64_t rows, int64_t cols, int64_t offset, bool upper, Scal
 }
 
 // ---------------------------------------------------------------- repeat_interleave
+// U: an unsigned integer of the element's size (the kernel only moves values).
+template <class U>
 static void repeat_interleave_cpu(const Tensor& out, const Tensor& in, int64_t outer, int64_t n,
                                   int64_t inner, const int64_t* reps, const int64_t* offs) {
-  int64_t isz = int64_t(in.itemsize()), row = inner * isz, total = out.numel() / outer / inner;
-  const char* src = in.data();
-  char* dst = out.data();
+  int64_t total = out.numel() / outer / inner;
+  const U* src = in.data_as<U>();
+  U* dst = out.data_as<U>();
   int nt = out.numel() >= kGrain ? get_num_threads() : 1;
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t p = 0; p < outer * n; p++) {
-    int64_t o = p / n, i = p % n;
-    const char* s = src + p * row;
-    char* d = dst + (o * total + offs[i]) * row;
-    for (int64_t r = 0; r < reps[i]; r++) std::memcpy(d + r * row, s, size_t(row));
-  }
+#pragma omp parallel for num_threads(nt) schedule(static) collapse(2)
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < n; i++) {
+      const U* s = src + (o * n + i) * inner;
+      U* d = dst + (o * total + offs[i]) * inner;
+      if (inner == 1) {
+        std::fill(d, d + reps[i], s[0]);
+      } else {
+        for (int64_t r = 0; r < reps[i]; r++)
+          std::memcpy(d + r * inner, s, size_t(inner) * sizeof(U));
+      }
+    }
 }
 
 Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, int64_t dim) {
@@ -292,21 +317,23 @@ Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, int64_t dim) {
 
 // ---------------------------------------------------------------- registration
 template <class T>
-static void reg_tri() {
-  register_kernel(Op::tril, DeviceType::CPU, DTypeOf<T>::value, (void*)&tri_cpu<T>);
-  register_kernel(Op::triu, DeviceType::CPU, DTypeOf<T>::value, (void*)&tri_cpu<T>);
+static void reg_typed() {
+  constexpr ScalarType t = DTypeOf<T>::value;
+  using U = std::conditional_t<
+      sizeof(T) == 1, uint8_t,
+      std::conditional_t<sizeof(T) == 2, uint16_t,
+                         std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  register_kernel(Op::cat, DeviceType::CPU, t, (void*)&cat_cpu);  // moves bytes: any dtype
+  register_kernel(Op::flip, DeviceType::CPU, t, (void*)&flip_cpu<U>);
+  register_kernel(Op::tril, DeviceType::CPU, t, (void*)&tri_cpu<T>);
+  register_kernel(Op::triu, DeviceType::CPU, t, (void*)&tri_cpu<T>);
+  register_kernel(Op::repeat_interleave, DeviceType::CPU, t, (void*)&repeat_interleave_cpu<U>);
 }
 
 void register_shape_kernels() {
-  // cat and repeat_interleave move bytes: one kernel serves every dtype.
-  for (int t = 0; t < kNumDTypes; t++) {
-    register_kernel(Op::cat, DeviceType::CPU, ScalarType(t), (void*)&cat_cpu);
-    register_kernel(Op::repeat_interleave, DeviceType::CPU, ScalarType(t),
-                    (void*)&repeat_interleave_cpu);
-  }
-#define TC_REG_TRI(name, T, py) reg_tri<T>();
-  TC_FORALL_DTYPES(TC_REG_TRI)
-#undef TC_REG_TRI
+#define TC_REG_SHAPE(name, T, py) reg_typed<T>();
+  TC_FORALL_DTYPES(TC_REG_SHAPE)
+#undef TC_REG_SHAPE
 }
 
 }  // namespace tc

@@ -11,6 +11,8 @@ namespace tc {
 // Kernels of the dispatch table (one per dtype, CPU registrations in shape.cpp).
 // cat: copies each input into its slice of `out` along `dim` (shapes already checked).
 using CatFn = void (*)(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim);
+// flip: out = the source view, whose flipped dims have negative strides.
+using FlipFn = void (*)(const Tensor& out, const Tensor& reversed_view);
 // tril/triu: dst = src with the elements outside the kept triangle zeroed (dst may be src).
 using TriFn = void (*)(const Tensor& dst, const Tensor& src, int64_t diagonal, bool upper);
 // repeat_interleave over a contiguous input viewed as [outer, n, inner]: row i of each
