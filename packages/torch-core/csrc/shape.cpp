@@ -44,7 +44,7 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim, const Tensor& out) {
   }
   Tensor r = out;
   if (r.defined()) {
-    TC_CHECK(can_cast(dtype, r.dtype()), Runtime, "cat: result type ", dtype_name(dtype),
+    TC_CHECK(can_cast(dtype, r.dtype()), Type, "cat: result type ", dtype_name(dtype),
              " can't be cast to the desired output type ", dtype_name(r.dtype()));
     for (size_t i = 0; i < parts.size(); i++)
       TC_CHECK(!may_overlap(r, parts[i]), Runtime, "cat: unsupported operation: the output ",
@@ -140,9 +140,8 @@ Tensor flip(const Tensor& x, const Shape& dims) {
     strides[d] = -strides[d];
   }
   Tensor r = empty(x.sizes(), x.dtype(), x.device());
-  if (x.numel() > 0)
-    find_kernel<FlipFn>(Op::flip, r.device(), r.dtype())(r,
-                                                         make_view(x, x.sizes(), strides, offset));
+  Tensor reversed = make_view(x, x.sizes(), strides, offset);
+  if (x.numel() > 0) find_kernel<FlipFn>(Op::flip, r.device(), r.dtype())(r, reversed);
   return r;
 }
 
@@ -280,7 +279,7 @@ static void repeat_interleave_cpu(const Tensor& out, const Tensor& in, int64_t o
 }
 
 Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, int64_t dim) {
-  TC_CHECK(!is_floating(repeats.dtype()) && repeats.dtype() != ScalarType::Bool, Runtime,
+  TC_CHECK(!is_floating(repeats.dtype()) && repeats.dtype() != ScalarType::Bool, NotImplemented,
            "repeat_interleave: repeats has to be an integer tensor, got ",
            dtype_name(repeats.dtype()));
   TC_CHECK(repeats.dim() <= 1, Runtime,

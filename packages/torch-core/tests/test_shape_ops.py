@@ -218,6 +218,10 @@ ERRORS = [
     (lambda: torch.meshgrid(torch.ones(2, 2), indexing="ij"), RuntimeError),
     (lambda: torch.meshgrid(torch.ones(2), indexing="yx"), RuntimeError),
     (lambda: torch.cartesian_prod(torch.ones(2, 2)), RuntimeError),
+    (lambda: torch.cartesian_prod(torch.arange(2), torch.ones(2)), RuntimeError),
+    (lambda: torch.cat([A], out=torch.empty(0, dtype=torch.int64)), TypeError),
+    (lambda: torch.repeat_interleave(A, torch.tensor([1.0, 2.0]), dim=0), NotImplementedError),
+    (lambda: torch.tril(A, out=torch.empty(0, dtype=torch.int64)), RuntimeError),
 ]
 
 

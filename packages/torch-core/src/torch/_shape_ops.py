@@ -208,7 +208,9 @@ def tensor_split(input, indices_or_sections, dim=0):
         for i in range(spec):
             bounds.append(bounds[-1] + small + (1 if i < extra else 0))
     else:
-        bounds = [0] + [builtins.min(builtins.max(builtins.int(i), 0), n) for i in spec] + [n]
+        # indices count from the end when negative, as in slicing, and are clamped to the dim
+        inner = [builtins.int(i) + n if builtins.int(i) < 0 else builtins.int(i) for i in spec]
+        bounds = [0] + [builtins.min(builtins.max(i, 0), n) for i in inner] + [n]
     return tuple(
         input.narrow(d, a, builtins.max(b - a, 0)) for a, b in zip(bounds[:-1], bounds[1:])
     )
@@ -527,6 +529,11 @@ def meshgrid(*tensors, indexing=None):
     if len(tensors) == 0:
         raise RuntimeError("torch.meshgrid: expects a non-empty TensorList")
     for t in tensors:
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError(
+                f"meshgrid expects all tensors to have the same dtype, got {tensors[0].dtype} "
+                f"and {t.dtype}"
+            )
         if t.dim() > 1:
             raise RuntimeError(
                 f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a tensor "

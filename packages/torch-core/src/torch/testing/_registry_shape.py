@@ -140,7 +140,7 @@ OPS = [
            on(T((4, 6), "s"), 2, -1)),
     _multi("tensor_split", _np_tensor_split,
            on(T((7, 3)), 3), on(T((3, 7)), 4, 1), on(T((6,)), [1, 4]), on(T((6, 2)), [3, 1, 9]),
-           on(T((2,)), 5), on(T((4, 5), "t"), [2], 1)),
+           on(T((2,)), 5), on(T((4, 5), "t"), [2], 1), on(T((6,)), [-2, 4])),
     _multi("unbind", lambda a, dim=0: [np.take(a, i, axis=dim) for i in range(a.shape[dim])],
            on(T((3, 4))), on(T((3, 4)), 1), on(T((2, 3, 4), "s"), -1), on(T((0, 3))),
            on(T((1,)))),
