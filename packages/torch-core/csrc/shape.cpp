@@ -145,7 +145,22 @@ Tensor flip(const Tensor& x, const Shape& dims) {
   return r;
 }
 
-// Each element is copied once: along each rolled dim, the two blocks swap places.
+// Each element is copied once: with k rolled dims, the output is 2^k blocks, each a shifted
+// block of the input (along a dim rolled by s, out[s:] = in[:n-s] and out[:s] = in[n-s:]).
+static void roll_cpu(const Tensor& out, const Tensor& in, const Shape& dims, const Shape& shifts) {
+  size_t k = dims.size();
+  for (uint64_t mask = 0; mask < (uint64_t(1) << k); mask++) {
+    Tensor o = out, i = in;
+    for (size_t j = 0; j < k; j++) {
+      int64_t d = dims[j], n = in.size(d), s = shifts[j];
+      bool wrapped = (mask >> j) & 1;
+      o = wrapped ? narrow(o, d, 0, s) : narrow(o, d, s, n - s);
+      i = wrapped ? narrow(i, d, n - s, s) : narrow(i, d, 0, n - s);
+    }
+    if (o.numel() > 0) copy_(o, i);
+  }
+}
+
 Tensor roll(const Tensor& x, const Shape& shifts, const Shape& dims) {
   if (dims.empty()) {
     TC_CHECK(shifts.size() == 1, Runtime,
@@ -155,21 +170,27 @@ Tensor roll(const Tensor& x, const Shape& shifts, const Shape& dims) {
   TC_CHECK(shifts.size() == dims.size(), Runtime,
            "roll: shifts and dimensions must align. shifts: ", shifts.size(),
            ", dims: ", dims.size());
-  Tensor src = x;
+  // One total shift per distinct dim, in [0, n); dims that do not move are left out.
+  std::vector<int64_t> total(size_t(std::max<int64_t>(x.dim(), 1)), 0);
   for (size_t k = 0; k < dims.size(); k++) {
     int64_t d = wrap_dim(dims[k], x.dim(), "roll", &x.sizes());
-    Tensor r = empty(x.sizes(), x.dtype(), x.device());
     int64_t n = x.dim() == 0 ? 1 : x.size(d);
-    int64_t s = n == 0 ? 0 : ((shifts[k] % n) + n) % n;
-    if (x.numel() == 0 || x.dim() == 0 || s == 0) {
-      copy_(r, src);
-    } else {
-      copy_(narrow(r, d, s, n - s), narrow(src, d, 0, n - s));
-      copy_(narrow(r, d, 0, s), narrow(src, d, n - s, s));
-    }
-    src = r;
+    if (n > 0) total[d] = ((total[d] + shifts[k] % n) % n + n) % n;
   }
-  return src;
+  Shape moved, amounts;
+  for (int64_t d = 0; d < x.dim(); d++)
+    if (total[d] != 0) {
+      moved.push_back(d);
+      amounts.push_back(total[d]);
+    }
+  Tensor r = empty(x.sizes(), x.dtype(), x.device());
+  if (x.numel() == 0) return r;
+  if (moved.empty()) {
+    copy_(r, x);
+    return r;
+  }
+  find_kernel<RollFn>(Op::roll, r.device(), r.dtype())(r, x, moved, amounts);
+  return r;
 }
 
 // ---------------------------------------------------------------- tril, triu
@@ -324,6 +345,7 @@ static void reg_typed() {
                          std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
   register_kernel(Op::cat, DeviceType::CPU, t, (void*)&cat_cpu);  // moves bytes: any dtype
   register_kernel(Op::flip, DeviceType::CPU, t, (void*)&flip_cpu<U>);
+  register_kernel(Op::roll, DeviceType::CPU, t, (void*)&roll_cpu);  // block copies: any dtype
   register_kernel(Op::tril, DeviceType::CPU, t, (void*)&tri_cpu<T>);
   register_kernel(Op::triu, DeviceType::CPU, t, (void*)&tri_cpu<T>);
   register_kernel(Op::repeat_interleave, DeviceType::CPU, t, (void*)&repeat_interleave_cpu<U>);

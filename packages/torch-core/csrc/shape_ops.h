@@ -13,6 +13,9 @@ namespace tc {
 using CatFn = void (*)(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim);
 // flip: out = the source view, whose flipped dims have negative strides.
 using FlipFn = void (*)(const Tensor& out, const Tensor& reversed_view);
+// roll: out = in rolled by shifts[j] (in [1, n)) along distinct dims[j].
+using RollFn = void (*)(const Tensor& out, const Tensor& in, const Shape& dims,
+                        const Shape& shifts);
 // tril/triu: dst = src with the elements outside the kept triangle zeroed (dst may be src).
 using TriFn = void (*)(const Tensor& dst, const Tensor& src, int64_t diagonal, bool upper);
 // repeat_interleave over a contiguous input viewed as [outer, n, inner]: row i of each
