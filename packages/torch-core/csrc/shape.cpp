@@ -120,6 +120,8 @@ static void flip_cpu(const Tensor& out, const Tensor& reversed_view) {
     const T* a = reinterpret_cast<const T*>(d[1]);
     if (s[0] == int64_t(sizeof(T)) && s[1] == -int64_t(sizeof(T))) {
       for (int64_t i = 0; i < n; i++) o[i] = a[-i];
+    } else if (s[0] == int64_t(sizeof(T)) && s[1] == int64_t(sizeof(T))) {  // an unflipped run
+      std::memcpy(o, a, size_t(n) * sizeof(T));
     } else {
       for (int64_t i = 0; i < n; i++)
         *reinterpret_cast<T*>(d[0] + i * s[0]) = *reinterpret_cast<const T*>(d[1] + i * s[1]);
