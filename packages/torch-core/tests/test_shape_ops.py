@@ -168,6 +168,18 @@ def test_atleast_and_swapaxes():
     assert torch.swapaxes(torch.ones(2, 3), 0, 1).shape == (3, 2)
 
 
+def test_keyword_forms():
+    a = torch.ones(2, 2)
+    assert torch.cat([a, a], axis=1).shape == (2, 4)
+    assert torch.stack([a, a], axis=1).shape == (2, 2, 2)
+    assert a.flip(dims=(0,)).shape == (2, 2)
+    assert len(a.split(split_size=1)) == 2
+    assert len(torch.split(a, split_size_or_sections=1)) == 2
+    assert a.repeat(repeats=(2, 2)).shape == (4, 4)
+    assert a.roll(shifts=1, dims=0).shape == (2, 2)
+    assert torch.movedim(a, source=0, destination=1).shape == (2, 2)
+
+
 def test_reversed_iterates_backwards():
     assert [v.item() for v in reversed(torch.arange(4))] == [3, 2, 1, 0]
 

@@ -14,7 +14,6 @@ from torch import _C
 from torch._functional import broadcast_shapes
 
 Tensor = _C.Tensor
-cat = _C.cat
 
 __all__ = [
     "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "row_stack",
@@ -57,6 +56,12 @@ def _check_list(tensors, op):
 
 
 # ---------------------------------------------------------------- joining
+def cat(tensors, dim=0, *, out=None, axis=None):
+    """Concatenates tensors along an existing dim: their dtypes promote, their other sizes
+    must match, and 1-D tensors with no elements are skipped."""
+    return _C.cat(tensors, dim if axis is None else axis, out=out)
+
+
 def concatenate(tensors, axis=0, out=None, *, dim=None):
     """Alias of :func:`cat` with NumPy's ``axis`` name."""
     return cat(tensors, axis if dim is None else dim, out=out)
@@ -65,9 +70,10 @@ def concatenate(tensors, axis=0, out=None, *, dim=None):
 concat = concatenate
 
 
-def stack(tensors, dim=0, *, out=None):
+def stack(tensors, dim=0, *, out=None, axis=None):
     """Joins tensors of one shape along a new dim ``dim`` (in [-ndim - 1, ndim])."""
     _check_list(tensors, "stack")
+    dim = dim if axis is None else axis
     if len(tensors) == 0:
         raise RuntimeError("stack expects a non-empty TensorList")
     shape = tensors[0].shape
@@ -276,9 +282,9 @@ def unflatten(input, dim, sizes):
 
 
 # ---------------------------------------------------------------- repeating
-def _repeat(self, *sizes):
+def _repeat(self, *sizes, repeats=None):
     """Tiles the tensor ``sizes[i]`` times along each dim (leading new dims allowed)."""
-    reps = _ints(_varargs(sizes, "repeat"))
+    reps = _ints(_varargs(sizes, "repeat") if repeats is None else repeats)
     if len(reps) < self.dim():
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions "
@@ -568,15 +574,20 @@ def cartesian_prod(*tensors):
 
 
 # ---------------------------------------------------------------- Tensor methods
-def _flip_method(self, *dims):
-    return _C._flip(self, _ints(_varargs(dims, "flip")))
+def _flip_method(self, *dims, **kwargs):
+    return _C._flip(self, _ints(kwargs["dims"] if "dims" in kwargs else _varargs(dims, "flip")))
+
+
+def _split_method(self, split_size, dim=0):
+    return split(self, split_size, dim)
 
 
 Tensor.flip = _flip_method
+Tensor.split = _split_method
 Tensor.tril_ = _tri_(False)
 Tensor.triu_ = _tri_(True)
 for _name in (
-    "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "unbind", "unflatten",
+    "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "unbind", "unflatten",
     "repeat_interleave", "tile", "fliplr", "flipud", "roll", "rot90", "tril", "triu", "diag",
     "diag_embed", "outer", "ger", "kron", "movedim", "moveaxis", "broadcast_to",
 ):  # fmt: skip
