@@ -15,7 +15,15 @@ import nox
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_venv = "no"
-nox.options.sessions = ["lint", "tests", "core_only", "legacy_on_core", "interop", "docs", "example"]
+nox.options.sessions = [
+    "lint",
+    "tests",
+    "core_only",
+    "legacy_on_core",
+    "interop",
+    "docs",
+    "example",
+]
 
 PYTHON = "3.11"
 ROOT = Path(__file__).parent
