@@ -121,18 +121,19 @@ bool can_cast(ScalarType from, ScalarType to) {
 
 // ---------------------------------------------------------------- allocation
 namespace {
-// 64-byte aligned; buffers of 2 MiB and more are aligned to 2 MiB and asked to be backed by
-// huge pages, so that first touching them costs one page fault per 2 MiB instead of per 4 KiB.
+// 64-byte aligned. Buffers of 32 MiB and more (which glibc always maps fresh rather than
+// reuses) are aligned to 2 MiB and asked to be backed by huge pages, so that first touching
+// them costs one page fault per 2 MiB instead of per 4 KiB.
 struct CPUAllocator : Allocator {
   StoragePtr allocate(size_t nbytes) override {
-    constexpr size_t kHuge = size_t(2) << 20;
+    constexpr size_t kHugePage = size_t(2) << 20, kFreshMapping = size_t(32) << 20;
     auto s = std::make_shared<Storage>();
-    size_t align = nbytes >= kHuge ? kHuge : 64;
+    size_t align = nbytes >= kFreshMapping ? kHugePage : 64;
     size_t rounded = (std::max<size_t>(nbytes, 1) + align - 1) / align * align;
     s->data = std::aligned_alloc(align, rounded);
     TC_CHECK(s->data, Runtime, "out of memory: tried to allocate ", nbytes, " bytes on cpu");
 #ifdef MADV_HUGEPAGE
-    if (align == kHuge) madvise(s->data, rounded, MADV_HUGEPAGE);
+    if (align == kHugePage) madvise(s->data, rounded, MADV_HUGEPAGE);
 #endif
     s->nbytes = nbytes;
     s->deleter = [](void* p, void*) { std::free(p); };
