@@ -9,25 +9,11 @@ so the tests check them with NumPy alone.
 import collections
 import os
 
+from interop_check import DTYPES, values  # the same values the interop check uses
+
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DTYPES = ["float32", "float64", "float16", "bfloat16", "uint8", "int8", "int16", "int32", "int64",
-          "bool"]  # fmt: skip
-
-
-def values(dtype, shape):
-    n = 1
-    for s in shape:
-        n *= s
-    x = torch.arange(n, dtype=torch.float64).reshape(shape)
-    if dtype == "bool":
-        return (x % 3 == 0).to(torch.bool)
-    if dtype in ("uint8", "int8"):
-        return (x % 100).to(getattr(torch, dtype))
-    if dtype.startswith("float") or dtype == "bfloat16":
-        return (x * 0.5 - 3).to(getattr(torch, dtype))
-    return (x * 7 - 11).to(getattr(torch, dtype))
 
 
 def main():
