@@ -9,6 +9,7 @@ are marked ``ours_only`` and skip under real PyTorch.
 Strictness: warnings are errors and unknown markers are usage errors.
 """
 
+import os
 import pathlib
 
 import hypothesis
@@ -29,7 +30,14 @@ if not OURS:
     torch.testing.__path__.append(str(_ours))
 
 hypothesis.settings.register_profile(
-    "torch-core", max_examples=40, deadline=None, database=None, print_blob=True
+    "torch-core",
+    max_examples=40,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    # CI replays the same examples every run (a red CI must be reproducible); local runs
+    # keep exploring new ones.
+    derandomize=bool(os.environ.get("CI")),
 )
 hypothesis.settings.load_profile("torch-core")
 
