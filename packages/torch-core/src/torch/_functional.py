@@ -56,6 +56,17 @@ for _cls in (return_types.max, return_types.min):
     )
 
 
+def wrap_dim(dim, ndim, op):
+    """A dim in [-ndim, ndim) as a non-negative index (0-d tensors accept 0 and -1)."""
+    n = builtins.max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"{op}: dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+            f"but got {dim})"
+        )
+    return dim % n
+
+
 def _check_tensor(x, op):
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")

@@ -12,6 +12,7 @@ import operator
 
 import torch
 from torch import _C
+from torch._functional import wrap_dim as _wrap
 
 Tensor = _C.Tensor
 
@@ -259,16 +260,6 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 
 
 # --- scatter family --------------------------------------------------------------------
-
-
-def _wrap(dim, n, op):
-    m = builtins.max(n, 1)
-    if not -m <= dim < m:
-        raise IndexError(
-            f"{op}(): Dimension out of range (expected to be in range of [{-m}, {m - 1}], "
-            f"but got {dim})"
-        )
-    return dim % m
 
 
 def _grid(shape, dim, index):

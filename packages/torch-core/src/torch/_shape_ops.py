@@ -12,6 +12,7 @@ import warnings
 
 from torch import _C
 from torch._functional import broadcast_shapes
+from torch._functional import wrap_dim as _wrap
 
 Tensor = _C.Tensor
 
@@ -23,17 +24,6 @@ __all__ = [
     "triu_indices", "diag", "diag_embed", "outer", "ger", "kron", "movedim", "moveaxis",
     "meshgrid", "broadcast_to", "broadcast_tensors", "cartesian_prod",
 ]  # fmt: skip
-
-
-def _wrap(dim, ndim, op):
-    """A dim in [-ndim, ndim) as a non-negative index (0-d tensors accept 0 and -1)."""
-    n = builtins.max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(
-            f"{op}: dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-            f"but got {dim})"
-        )
-    return dim % n
 
 
 def _ints(value):
