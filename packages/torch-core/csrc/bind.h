@@ -41,5 +41,6 @@ void bind_index(py::module_& m, py::class_<Tensor>& cls);   // bind_index.cpp: i
 void bind_shape(py::module_& m, py::class_<Tensor>& cls);   // bind_shape.cpp: cat, flip, ...
 void bind_sort(py::module_& m, py::class_<Tensor>& cls);    // bind_sort.cpp: scans, sort, topk
 void bind_linalg(py::module_& m, py::class_<Tensor>& cls);  // bind_linalg.cpp: LAPACK
+void bind_grad(py::module_& m, py::class_<Tensor>& cls);    // bind_grad.cpp: autograd's hook
 
 }  // namespace tc

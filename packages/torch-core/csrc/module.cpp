@@ -303,4 +303,5 @@ PYBIND11_MODULE(_C, m) {
   bind_shape(m, cls);
   bind_sort(m, cls);
   bind_linalg(m, cls);
+  bind_grad(m, cls);
 }

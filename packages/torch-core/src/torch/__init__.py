@@ -37,6 +37,7 @@ from torch._C import (  # noqa: F401
     set_num_threads,
     uint8,
 )
+from torch import _packages
 from torch._packages import install_missing_package_hints
 from torch._size import Size
 from torch.version import __version__  # noqa: F401
@@ -149,6 +150,14 @@ from torch._C import (  # noqa: E402,F401
 from torch._creation import *  # noqa: E402,F403
 from torch._dtypes import *  # noqa: E402,F403
 from torch._functional import *  # noqa: E402,F403
+from torch._grad_mode import (  # noqa: E402,F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from torch._indexing import *  # noqa: E402,F403
 from torch._shape_ops import *  # noqa: E402,F403
 from torch._sorting import *  # noqa: E402,F403
@@ -156,5 +165,9 @@ from torch.serialization import load, save  # noqa: E402,F401
 from torch.storage import *  # noqa: E402,F403
 
 install_missing_package_hints(__path__)
+
+# With torch-autograd installed, importing it registers the recording layer with the core.
+if _packages.installed(__path__, "autograd"):
+    import torch.autograd  # noqa: E402,F401
 
 del _openblas

@@ -127,15 +127,17 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _out(_C._amin(input, _dims(dim), keepdim, None), out)
 
 
-# op -> (full reduction, reduction with indices, elementwise form, result type)
+# op -> (full reduction, reduction with indices, elementwise form, result type); names, looked
+# up at each call, so that torch-autograd's wrappers of the _C ops are the ones called
 _MAX_MIN = {
-    "max": (_C._amax, _C._argmax, _C.maximum, return_types.max),
-    "min": (_C._amin, _C._argmin, _C.minimum, return_types.min),
+    "max": ("_amax", "_argmax", "maximum", return_types.max),
+    "min": ("_amin", "_argmin", "minimum", return_types.min),
 }
 
 
 def _max_min(op, input, dim, keepdim, other, out):
     fn, arg, elementwise, kind = _MAX_MIN[op]
+    fn, arg, elementwise = getattr(_C, fn), getattr(_C, arg), getattr(_C, elementwise)
     _check_tensor(input, op)
     if isinstance(dim, Tensor):  # torch.max(a, b)
         dim, other = None, dim

@@ -21,6 +21,22 @@ Tensor.__array_priority__ = 1000  # numpy defers `array + tensor` to Tensor.__ra
 Tensor.__module__ = "torch"
 
 
+# .T and .mT as compositions of transpose/permute, so that torch-autograd records them.
+Tensor.T = property(lambda self: self.permute(*builtins.range(self.dim() - 1, -1, -1)))
+
+
+def _mT(self):
+    if self.dim() < 2:
+        raise RuntimeError(
+            f"tensor.mT is only supported on matrices or batches of matrices. Got {self.dim()}-D "
+            "tensor."
+        )
+    return self.transpose(-2, -1)
+
+
+Tensor.mT = property(_mT)
+
+
 def _method(fn):
     setattr(Tensor, fn.__name__, fn)
     return fn

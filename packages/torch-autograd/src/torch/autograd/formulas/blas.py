@@ -1,0 +1,116 @@
+"""Matrix products."""
+
+from torch.autograd.graph import Formula, sum_to
+
+
+class MmBackward0(Formula):
+    names = ("mm",)
+
+    def save(self, out, a, b):
+        self.save_for_backward(a if self_needs(b) else None, b if self_needs(a) else None)
+        return a, b
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        return (
+            g.mm(b.t()) if self.needs_input_grad[0] else None,
+            a.t().mm(g) if self.needs_input_grad[1] else None,
+        )
+
+
+def self_needs(t):
+    return t.requires_grad
+
+
+class BmmBackward0(Formula):
+    names = ("bmm",)
+
+    def save(self, out, a, b):
+        self.save_for_backward(a, b)
+        return a, b
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        return (
+            g.bmm(b.transpose(1, 2)) if self.needs_input_grad[0] else None,
+            a.transpose(1, 2).bmm(g) if self.needs_input_grad[1] else None,
+        )
+
+
+class MvBackward0(Formula):
+    names = ("mv",)
+
+    def save(self, out, a, v):
+        self.save_for_backward(a, v)
+        return a, v
+
+    def backward(self, g):
+        a, v = self.saved_tensors
+        return (
+            g.unsqueeze(1) * v.unsqueeze(0) if self.needs_input_grad[0] else None,
+            a.t().mv(g) if self.needs_input_grad[1] else None,
+        )
+
+
+class DotBackward0(Formula):
+    names = ("dot",)
+
+    def save(self, out, a, b):
+        self.save_for_backward(a, b)
+        return a, b
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        return g * b, g * a
+
+
+class MatmulBackward0(Formula):
+    """matmul with NumPy's rules: 1-D operands gain a dim, batch dims broadcast."""
+
+    names = ("matmul", "__matmul__")
+
+    def save(self, out, a, b):
+        self.save_for_backward(a if b.requires_grad else None, b if a.requires_grad else None)
+        self.shapes = (tuple(a.shape), tuple(b.shape))
+        return a, b
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        sa, sb = self.shapes
+        if len(sa) == 1 and len(sb) == 1:
+            ga = g * b if self.needs_input_grad[0] else None
+            return ga, g * a if self.needs_input_grad[1] else None
+        if len(sa) == 1:
+            g = g.unsqueeze(-2)
+        if len(sb) == 1:
+            g = g.unsqueeze(-1)
+        ga = gb = None
+        if self.needs_input_grad[0]:
+            bm = b.unsqueeze(-1) if len(sb) == 1 else b
+            ga = g.matmul(bm.transpose(-1, -2))
+            ga = sum_to(ga, (1,) + sa if len(sa) == 1 else sa).reshape(sa)
+        if self.needs_input_grad[1]:
+            am = a.unsqueeze(-2) if len(sa) == 1 else a
+            gb = am.transpose(-1, -2).matmul(g)
+            gb = sum_to(gb, sb + (1,) if len(sb) == 1 else sb).reshape(sb)
+        return ga, gb
+
+
+class AddmmBackward0(Formula):
+    """beta * input + alpha * (m1 @ m2), and the mv / batched forms."""
+
+    names = ("addmm", "addmv", "baddbmm")
+
+    def save(self, out, x, m1, m2, beta=1, alpha=1):
+        self.save_for_backward(m1, m2)
+        self.shape = tuple(x.shape)
+        self.beta, self.alpha = beta, alpha
+        return x, m1, m2
+
+    def backward(self, g):
+        m1, m2 = self.saved_tensors
+        gx = sum_to(g * self.beta if self.beta != 1 else g, self.shape)
+        ga = g * self.alpha if self.alpha != 1 else g
+        if m2.dim() == 1:  # addmv
+            return gx, ga.unsqueeze(1) * m2.unsqueeze(0), m1.t().mv(ga)
+        return gx, ga.matmul(m2.transpose(-1, -2)), m1.transpose(-1, -2).matmul(ga)

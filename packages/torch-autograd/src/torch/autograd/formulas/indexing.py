@@ -1,0 +1,1 @@
+"""Backward formulas: indexing ops (filled in)."""

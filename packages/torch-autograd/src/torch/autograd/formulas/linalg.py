@@ -1,0 +1,1 @@
+"""Backward formulas: linalg ops (filled in)."""

@@ -1,0 +1,498 @@
+"""Elementwise ops: unary, binary (broadcasting), ternary."""
+
+import math
+
+import torch
+
+from torch.autograd.graph import Formula, sum_to
+
+Tensor = torch.Tensor
+
+
+def _shape(x):
+    return x.shape if isinstance(x, Tensor) else None
+
+
+def _unbroadcast(g, shape):
+    return None if shape is None else sum_to(g, shape)
+
+
+# ---------------------------------------------------------------- unary
+# name -> (derivative of the input, given grad g, input x and output y; what it reads)
+def _unary(cls_name, names, deriv, uses):
+    """A formula class for y = f(x) whose backward reads x ("x"), y ("y") or neither."""
+
+    def save(self, out, x, *args, **kwargs):
+        if uses == "x":
+            self.save_for_backward(x)
+        elif uses == "y":
+            self.save_for_backward(out)
+        elif uses == "shape":
+            self.shape = x.shape
+        return (x,)
+
+    def backward(self, g):
+        if uses in ("x", "y"):
+            (v,) = self.saved_tensors
+            return (deriv(g, v),)
+        return (deriv(g, self.shape if uses == "shape" else None),)
+
+    return type(
+        cls_name,
+        (Formula,),
+        {
+            "names": names,
+            "inplace_names": tuple(n + "_" for n in names if _has_method(n + "_")),
+            "clone_for_inplace": uses == "x",
+            "save": save,
+            "backward": backward,
+        },
+    )
+
+
+def _has_method(name):
+    return type(Tensor.__dict__.get(name)).__name__ == "instancemethod"
+
+
+def _zeros(g, shape):
+    return g * 0
+
+
+_LOG2 = math.log(2.0)
+_LOG10 = math.log(10.0)
+_2_SQRTPI = 2.0 / math.sqrt(math.pi)
+_SQRTPI_2 = math.sqrt(math.pi) / 2.0
+
+ExpBackward0 = _unary("ExpBackward0", ("exp",), lambda g, y: g * y, "y")
+Exp2Backward0 = _unary("Exp2Backward0", ("exp2",), lambda g, y: g * y * _LOG2, "y")
+Expm1Backward0 = _unary("Expm1Backward0", ("expm1",), lambda g, y: g * (y + 1), "y")
+LogBackward0 = _unary("LogBackward0", ("log",), lambda g, x: g / x, "x")
+Log2Backward0 = _unary("Log2Backward0", ("log2",), lambda g, x: g / (x * _LOG2), "x")
+Log10Backward0 = _unary("Log10Backward0", ("log10",), lambda g, x: g / (x * _LOG10), "x")
+Log1PBackward0 = _unary("Log1PBackward0", ("log1p",), lambda g, x: g / (x + 1), "x")
+SqrtBackward0 = _unary("SqrtBackward0", ("sqrt",), lambda g, y: g / (2 * y), "y")
+RsqrtBackward0 = _unary("RsqrtBackward0", ("rsqrt",), lambda g, y: -0.5 * g * y * y * y, "y")
+SinBackward0 = _unary("SinBackward0", ("sin",), lambda g, x: g * x.cos(), "x")
+CosBackward0 = _unary("CosBackward0", ("cos",), lambda g, x: -g * x.sin(), "x")
+TanBackward0 = _unary("TanBackward0", ("tan",), lambda g, y: g * (1 + y * y), "y")
+AsinBackward0 = _unary(
+    "AsinBackward0", ("asin", "arcsin"), lambda g, x: g * (1 - x * x).rsqrt(), "x"
+)
+AcosBackward0 = _unary(
+    "AcosBackward0", ("acos", "arccos"), lambda g, x: -g * (1 - x * x).rsqrt(), "x"
+)
+AtanBackward0 = _unary("AtanBackward0", ("atan", "arctan"), lambda g, x: g / (1 + x * x), "x")
+SinhBackward0 = _unary("SinhBackward0", ("sinh",), lambda g, x: g * x.cosh(), "x")
+CoshBackward0 = _unary("CoshBackward0", ("cosh",), lambda g, x: g * x.sinh(), "x")
+TanhBackward0 = _unary("TanhBackward0", ("tanh",), lambda g, y: g * (1 - y * y), "y")
+SigmoidBackward0 = _unary("SigmoidBackward0", ("sigmoid",), lambda g, y: g * y * (1 - y), "y")
+ErfBackward0 = _unary("ErfBackward0", ("erf",), lambda g, x: g * _2_SQRTPI * (-x * x).exp(), "x")
+ErfinvBackward0 = _unary(
+    "ErfinvBackward0", ("erfinv",), lambda g, y: g * _SQRTPI_2 * (y * y).exp(), "y"
+)
+ReciprocalBackward0 = _unary("ReciprocalBackward0", ("reciprocal",), lambda g, y: -g * y * y, "y")
+AbsBackward0 = _unary(
+    "AbsBackward0", ("abs", "absolute", "__abs__"), lambda g, x: g * x.sign(), "x"
+)
+NegBackward0 = _unary("NegBackward0", ("neg", "negative", "__neg__"), lambda g, _: -g, "none")
+# Piecewise-constant functions: zero gradient almost everywhere.
+SignBackward0 = _unary("SignBackward0", ("sign",), _zeros, "none")
+FloorBackward0 = _unary("FloorBackward0", ("floor",), _zeros, "none")
+CeilBackward0 = _unary("CeilBackward0", ("ceil",), _zeros, "none")
+TruncBackward0 = _unary("TruncBackward0", ("trunc", "fix"), _zeros, "none")
+RoundBackward0 = _unary("RoundBackward0", ("round",), _zeros, "none")
+FracBackward0 = _unary("FracBackward0", ("frac",), lambda g, _: g, "none")
+
+
+class CloneBackward0(Formula):
+    """x.clone(): the gradient passes through."""
+
+    names = ("clone",)
+    clone_for_inplace = False
+
+    def save(self, out, x, *args, **kwargs):
+        return (x,)
+
+    def backward(self, g):
+        return (g,)
+
+
+# ---------------------------------------------------------------- binary
+class AddBackward0(Formula):
+    names = ("add", "__add__")
+    inplace_names = ("add_", "__iadd__")
+    clone_for_inplace = False
+
+    def save(self, out, a, b, alpha=1):
+        self.shapes = (_shape(a), _shape(b))
+        self.alpha = alpha
+        return a, b
+
+    def backward(self, g):
+        sa, sb = self.shapes
+        gb = g if self.alpha == 1 else g * self.alpha
+        return _unbroadcast(g, sa), _unbroadcast(gb, sb)
+
+
+class SubBackward0(Formula):
+    names = ("sub", "subtract", "__sub__")
+    inplace_names = ("sub_", "__isub__")
+    clone_for_inplace = False
+
+    def save(self, out, a, b, alpha=1):
+        self.shapes = (_shape(a), _shape(b))
+        self.alpha = alpha
+        return a, b
+
+    def backward(self, g):
+        sa, sb = self.shapes
+        return _unbroadcast(g, sa), _unbroadcast(-g if self.alpha == 1 else g * -self.alpha, sb)
+
+
+class RsubBackward0(Formula):
+    names = ("__rsub__",)
+
+    def save(self, out, a, b):
+        self.shapes = (_shape(a), _shape(b))
+        return a, b
+
+    def backward(self, g):
+        sa, sb = self.shapes
+        return _unbroadcast(-g, sa), _unbroadcast(g, sb)
+
+
+class MulBackward0(Formula):
+    names = ("mul", "multiply", "__mul__", "__rmul__")
+    inplace_names = ("mul_", "multiply_", "__imul__")
+
+    def save(self, out, a, b):
+        need_a, need_b = _requires(a), _requires(b)
+        self.save_for_backward(a if need_b else None, b if need_a else None)
+        self.shapes = (_shape(a), _shape(b))
+        self.numbers = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
+        return a, b
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        na, nb = self.numbers
+        sa, sb = self.shapes
+        ga = gb = None
+        if self.needs_input_grad[0]:
+            ga = _unbroadcast(g * (nb if b is None else b), sa)
+        if self.needs_input_grad[1]:
+            gb = _unbroadcast(g * (na if a is None else a), sb)
+        return ga, gb
+
+
+def _requires(x):
+    return isinstance(x, Tensor) and x.requires_grad
+
+
+def _value(saved, number):
+    return number if saved is None else saved
+
+
+class DivBackward0(Formula):
+    names = ("div", "divide", "true_divide", "__truediv__")
+    inplace_names = ("div_", "__itruediv__")
+
+    def save(self, out, a, b, rounding_mode=None):
+        self.rounding = rounding_mode
+        self.save_for_backward(a if _requires(b) else None, b if isinstance(b, Tensor) else None)
+        self.shapes = (_shape(a), _shape(b))
+        self.numbers = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
+        return a, b
+
+    def backward(self, g):
+        sa, sb = self.shapes
+        if self.rounding is not None:  # floor/trunc division: piecewise constant
+            return _unbroadcast(g * 0, sa), _unbroadcast(g * 0, sb)
+        a, b = self.saved_tensors
+        a, b = _value(a, self.numbers[0]), _value(b, self.numbers[1])
+        ga = gb = None
+        if self.needs_input_grad[0]:
+            ga = _unbroadcast(g / b, sa)
+        if self.needs_input_grad[1]:
+            gb = _unbroadcast(-g * a / (b * b), sb)
+        return ga, gb
+
+
+class RdivBackward0(Formula):
+    names = ("__rtruediv__",)
+
+    def save(self, out, a, b):  # b / a
+        self.save_for_backward(a, out)
+        self.shapes = (_shape(a), _shape(b))
+        return a, b
+
+    def backward(self, g):
+        a, out = self.saved_tensors
+        sa, sb = self.shapes
+        return _unbroadcast(-g * out / a, sa), _unbroadcast(g / a, sb)
+
+
+class FloorDivideBackward0(Formula):
+    names = ("floor_divide", "__floordiv__", "__rfloordiv__")
+    inplace_names = ("floor_divide_", "__ifloordiv__")
+    clone_for_inplace = False
+
+    def save(self, out, a, b):
+        self.shapes = (_shape(a), _shape(b))
+        return a, b
+
+    def backward(self, g):
+        return _unbroadcast(g * 0, self.shapes[0]), _unbroadcast(g * 0, self.shapes[1])
+
+
+class PowBackward0(Formula):
+    names = ("pow", "__pow__")
+    inplace_names = ("pow_", "__ipow__")
+
+    def save(self, out, a, b):
+        self.save_for_backward(
+            a if isinstance(a, Tensor) else None,
+            b if isinstance(b, Tensor) else None,
+            out if _requires(b) else None,
+        )
+        self.shapes = (_shape(a), _shape(b))
+        self.numbers = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
+        return a, b
+
+    def backward(self, g):
+        a, b, out = self.saved_tensors
+        a, b = _value(a, self.numbers[0]), _value(b, self.numbers[1])
+        ga = gb = None
+        if self.needs_input_grad[0]:
+            if isinstance(b, Tensor):
+                ga = torch.where(b == 0, 0.0, g * b * a ** (b - 1))
+            else:
+                ga = g * 0 if b == 0 else g * b * a ** (b - 1)
+            ga = _unbroadcast(ga, self.shapes[0])
+        if self.needs_input_grad[1]:
+            # d(a^b)/db = a^b log a; 0 where a == 0 and b >= 0 (the limit PyTorch uses)
+            la = a.log() if isinstance(a, Tensor) else math.log(a) if a > 0 else float("nan")
+            gb = g * out * la
+            if isinstance(a, Tensor):
+                gb = torch.where((a == 0) & (b >= 0), 0.0, gb)
+            gb = _unbroadcast(gb, self.shapes[1])
+        return ga, gb
+
+
+class RpowBackward0(Formula):
+    names = ("__rpow__",)
+
+    def save(self, out, a, b):  # b ** a, b a number
+        self.save_for_backward(out)
+        self.base = b
+        return a, b
+
+    def backward(self, g):
+        (out,) = self.saved_tensors
+        b = self.base
+        la = math.log(b) if b > 0 else float("nan")
+        return torch.where(out == 0, 0.0, g * out * la) if b == 0 else g * out * la, None
+
+
+class Atan2Backward0(Formula):
+    names = ("atan2", "arctan2")
+    inplace_names = ("atan2_", "arctan2_")
+
+    def save(self, out, a, b):
+        self.save_for_backward(a, b)
+        self.shapes = (_shape(a), _shape(b))
+        return a, b
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        d = g / (a * a + b * b)
+        return _unbroadcast(d * b, self.shapes[0]), _unbroadcast(-d * a, self.shapes[1])
+
+
+class FmodBackward0(Formula):
+    names = ("fmod",)
+    inplace_names = ("fmod_",)
+
+    def save(self, out, a, b):
+        self.save_for_backward(a if _requires(b) else None, b if _requires(b) else None)
+        self.shapes = (_shape(a), _shape(b))
+        return a, b
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        gb = None
+        if self.needs_input_grad[1]:
+            gb = _unbroadcast(-g * (a / b).trunc(), self.shapes[1])
+        return _unbroadcast(g, self.shapes[0]), gb
+
+
+class RemainderBackward0(Formula):
+    names = ("remainder", "__mod__")
+    inplace_names = ("remainder_", "__imod__")
+
+    def save(self, out, a, b):
+        self.save_for_backward(a if _requires(b) else None, b if _requires(b) else None)
+        self.shapes = (_shape(a), _shape(b))
+        return a, b
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        gb = None
+        if self.needs_input_grad[1]:
+            gb = _unbroadcast(-g * (a / b).floor(), self.shapes[1])
+        return _unbroadcast(g, self.shapes[0]), gb
+
+
+class MaximumBackward0(Formula):
+    """max(a, b): the gradient goes to the larger input, split evenly on ties."""
+
+    names = ("maximum",)
+    inplace_names = ("maximum_",)
+    pick = staticmethod(lambda a, b: a > b)
+
+    def save(self, out, a, b):
+        self.save_for_backward(a, b if isinstance(b, Tensor) else None)
+        self.number = None if isinstance(b, Tensor) else b
+        self.shapes = (_shape(a), _shape(b))
+        return a, b
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        b = _value(b, self.number)
+        wa = self.pick(a, b).to(g.dtype) + (a == b).to(g.dtype) * 0.5
+        return _unbroadcast(g * wa, self.shapes[0]), _unbroadcast(g * (1 - wa), self.shapes[1])
+
+
+class MinimumBackward0(MaximumBackward0):
+    names = ("minimum",)
+    inplace_names = ("minimum_",)
+    pick = staticmethod(lambda a, b: a < b)
+
+
+# ---------------------------------------------------------------- ternary
+class WhereBackward0(Formula):
+    names = ("where",)
+
+    def save(self, out, cond, a, b):
+        self.save_for_backward(cond)
+        self.shapes = (_shape(a), _shape(b))
+        return None, a, b
+
+    def backward(self, g):
+        (cond,) = self.saved_tensors
+        zero = g * 0
+        return (
+            None,
+            _unbroadcast(torch.where(cond, g, zero), self.shapes[0]),
+            _unbroadcast(torch.where(cond, zero, g), self.shapes[1]),
+        )
+
+
+class LerpBackward0(Formula):
+    names = ("_lerp",)
+
+    def save(self, out, start, end, weight, out_arg=None):
+        w_tensor = isinstance(weight, Tensor)
+        self.save_for_backward(
+            weight if w_tensor else None,
+            start if _requires(weight) else None,
+            end if _requires(weight) else None,
+        )
+        self.weight = None if w_tensor else weight
+        self.shapes = (_shape(start), _shape(end), _shape(weight))
+        return start, end, weight
+
+    def backward(self, g):
+        w, s, e = self.saved_tensors
+        w = _value(w, self.weight)
+        gw = None
+        if self.needs_input_grad[2]:
+            gw = _unbroadcast(g * (e - s), self.shapes[2])
+        return (
+            _unbroadcast(g * (1 - w), self.shapes[0]),
+            _unbroadcast(g * w, self.shapes[1]),
+            gw,
+        )
+
+
+class AddcmulBackward0(Formula):
+    names = ("addcmul",)
+
+    def save(self, out, x, t1, t2, value=1):
+        self.save_for_backward(t1, t2)
+        self.value = value
+        self.shapes = (_shape(x), _shape(t1), _shape(t2))
+        return x, t1, t2
+
+    def backward(self, g):
+        t1, t2 = self.saved_tensors
+        gv = g * self.value
+        return (
+            _unbroadcast(g, self.shapes[0]),
+            _unbroadcast(gv * t2, self.shapes[1]),
+            _unbroadcast(gv * t1, self.shapes[2]),
+        )
+
+
+class AddcdivBackward0(Formula):
+    names = ("addcdiv",)
+
+    def save(self, out, x, t1, t2, value=1):
+        self.save_for_backward(t1, t2)
+        self.value = value
+        self.shapes = (_shape(x), _shape(t1), _shape(t2))
+        return x, t1, t2
+
+    def backward(self, g):
+        t1, t2 = self.saved_tensors
+        gv = g * self.value / t2
+        return (
+            _unbroadcast(g, self.shapes[0]),
+            _unbroadcast(gv, self.shapes[1]),
+            _unbroadcast(-gv * t1 / t2, self.shapes[2]),
+        )
+
+
+class ToCopyBackward0(Formula):
+    """x.to(dtype), x.double(), ...: the gradient goes back in the input's dtype."""
+
+    names = ("_to_dtype",)
+
+    def save(self, out, x, dtype, copy=False):
+        self.dtype = x.dtype
+        return (x,)
+
+    def backward(self, g):
+        return (g.to(self.dtype),)
+
+
+class CopyBackwards(Formula):
+    """x.copy_(src): x's old value gets no gradient; src gets it (in src's shape)."""
+
+    names = ()
+    inplace_names = ("copy_",)
+    clone_for_inplace = False
+
+    def save(self, out, x, src, non_blocking=False):
+        self.shape = _shape(src)
+        self.dtype = src.dtype if isinstance(src, Tensor) else None
+        return x, src
+
+    def backward(self, g):
+        gs = _unbroadcast(g, self.shape)
+        if self.dtype is not None and gs.dtype != self.dtype:
+            gs = gs.to(self.dtype)
+        return g * 0, gs
+
+
+class FillBackward0(Formula):
+    """x.fill_(v) / x.zero_(): x's old value gets no gradient (v's, if a tensor, the sum)."""
+
+    names = ()
+    inplace_names = ("fill_", "zero_")
+    clone_for_inplace = False
+
+    def save(self, out, x, value=None):
+        return x, value
+
+    def backward(self, g):
+        return g * 0, g.sum() if self.needs_input_grad[1] else None

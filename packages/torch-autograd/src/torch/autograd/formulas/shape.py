@@ -1,0 +1,1 @@
+"""Backward formulas: shape ops (filled in)."""

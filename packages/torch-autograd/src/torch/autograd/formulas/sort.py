@@ -1,0 +1,1 @@
+"""Backward formulas: sort ops (filled in)."""

@@ -1,0 +1,205 @@
+"""Custom differentiable ops: subclass :class:`Function` with static ``forward`` and
+``backward``, and call ``MyOp.apply(...)``."""
+
+import functools
+
+import torch
+from torch import _C
+
+from torch.autograd import graph
+from torch.autograd.graph import Node, _Saved
+
+Tensor = torch.Tensor
+
+
+class FunctionCtx(Node):
+    """The ``ctx`` of a custom Function, which is also its node in the graph."""
+
+    multi_output = True
+    materialize_grads = True
+    _to_save = ()
+    _dirty = ()
+    _non_differentiable = ()
+
+    def save_for_backward(self, *tensors):
+        """Call once in forward with the tensors backward needs (inputs or outputs);
+        read them back in backward as ``ctx.saved_tensors``."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_backward can only save tensors, but argument {t!r} is a "
+                    f"{type(t).__name__}; store other values as ctx attributes"
+                )
+        self._to_save = tensors
+
+    @property
+    def saved_tensors(self):
+        if not self._saved and self._to_save and not self._released:
+            return self._to_save  # forward has not finished: plain tensors
+        return Node.saved_tensors.fget(self)
+
+    def mark_dirty(self, *tensors):
+        """Declare inputs that forward modified in place (and returns)."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        """Declare outputs that get no gradient (e.g. indices)."""
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        """With False, backward receives None (not zeros) for outputs that got no gradient."""
+        self.materialize_grads = bool(value)
+
+    def _materialize(self, grads):
+        return Node._materialize(self, grads) if self.materialize_grads else grads
+
+    def backward(self, *grads):
+        out = self._function.backward(self, *grads)
+        if not isinstance(out, tuple):
+            out = (out,)
+        n = len(self._edges)
+        if len(out) < n:
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients "
+                f"(expected {n}, got {len(out)})"
+            )
+        return out[:n] if all(g is None for g in out[n:]) else _too_many(self, n, len(out))
+
+
+def _too_many(node, n, got):
+    raise RuntimeError(
+        f"function {node.name()} returned an incorrect number of gradients "
+        f"(expected {n}, got {got})"
+    )
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        # the node class, named as PyTorch names it: MyOp -> MyOpBackward
+        cls._backward_cls = type(name + "Backward", (FunctionCtx,), {"_function": cls})
+
+
+class Function(metaclass=_FunctionMeta):
+    """A differentiable op written by the user.
+
+    >>> class Cube(torch.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x**3
+    ...
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         (x,) = ctx.saved_tensors
+    ...         return grad * 3 * x**2
+    >>> x = torch.tensor([2.0], requires_grad=True)
+    >>> Cube.apply(x).backward()
+    >>> x.grad
+    tensor([12.])
+    """
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("a Function subclass must implement forward(ctx, ...)")
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError("a Function subclass must implement backward(ctx, ...)")
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. "
+            "Define forward and backward as @staticmethod and call MyFunction.apply(...)."
+        )
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = cls._backward_cls()
+        record = _C.is_grad_enabled() and any(
+            isinstance(a, Tensor) and a.requires_grad for a in args
+        )
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        prev = _C._set_grad_enabled(False)
+        try:
+            out = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _C._set_grad_enabled(prev)
+        if not record:
+            return out
+        return _record(ctx, args, out)
+
+
+def _record(ctx, args, out):
+    ctx._where = graph._user_frame()
+    edges = [graph.edge(a) if isinstance(a, Tensor) else None for a in args]
+    outs = out if isinstance(out, tuple) else (out,)
+    dirty = ctx._dirty
+    for t in dirty:
+        if t.grad_fn is None and t.requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation "
+                f"({ctx.name()} marked it dirty)."
+            )
+    ctx._edges = edges
+    result, meta = [], []
+    for nr, t in enumerate(outs):
+        if not isinstance(t, Tensor):
+            result.append(t)
+            meta.append(None)
+            continue
+        if any(t is a for a in args) and not any(t is d for d in dirty):
+            t = t._alias()  # an input returned as is: a new tensor, so its history is ours
+        if any(t is n for n in ctx._non_differentiable) or not t.is_floating_point():
+            meta.append(None)
+        else:
+            t.grad_fn = ctx
+            t.output_nr = nr
+            _C._mark_requires_grad(t)
+            meta.append((tuple(t.shape), t.dtype))
+        result.append(t)
+    ctx.n_outputs = len(meta)
+    ctx._out_meta = meta
+    if ctx._to_save:
+        ctx._saved = tuple(None if t is None else _Saved(t, ctx) for t in ctx._to_save)
+        ctx._to_save = ()
+    return tuple(result) if isinstance(out, tuple) else result[0]
+
+
+def once_differentiable(backward):
+    """Decorate a Function's backward that is not itself differentiable: it runs without
+    recording, and differentiating its result raises an error."""
+
+    @functools.wraps(backward)
+    def wrapper(ctx, *grads):
+        with torch.no_grad():
+            out = backward(ctx, *grads)
+        if not (
+            _C.is_grad_enabled() and any(isinstance(g, Tensor) and g.requires_grad for g in grads)
+        ):
+            return out
+        outs = out if isinstance(out, tuple) else (out,)
+        wrapped = tuple(_DelayedError.apply(g) if isinstance(g, Tensor) else g for g in outs)
+        return wrapped if isinstance(out, tuple) else wrapped[0]
+
+    return wrapper
+
+
+class _DelayedError(Function):
+    @staticmethod
+    def forward(ctx, g):
+        return g._alias()
+
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError(
+            "trying to differentiate twice a function that was marked with @once_differentiable"
+        )
+
+
+class InplaceFunction(Function):
+    pass
+
+
+class NestedIOFunction(Function):
+    pass

@@ -1,0 +1,422 @@
+"""The tape: graph nodes, saved tensors, and the recorder every differentiable op goes through.
+
+How an op is recorded.  torch-core wraps each differentiable op in a ``_C._GradGate``; when
+grad mode is on and an argument requires grad, the gate calls :func:`record` instead of the
+op.  ``record`` runs the op, creates the op's :class:`Formula` node, lets it save what its
+backward needs (``Formula.save``), links the node to the nodes that made its inputs (the
+*edges*), and hangs the node on the outputs as ``grad_fn``.
+
+Graph ownership (no cycles, so dropping a tensor frees it at once): a tensor owns its
+``grad_fn``; a node owns its edges (the nodes upstream) and the tensors it saved.  A node
+never holds its own outputs: a saved output is kept as a detached alias and re-attached
+to the node only while a ``create_graph`` backward unpacks it.
+"""
+
+import os
+import sys
+import traceback
+import weakref
+
+import torch
+from torch import _C
+
+Tensor = torch.Tensor
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_AUTOGRAD_DIR = os.path.dirname(__file__) + os.sep
+_mark_requires_grad = _C._mark_requires_grad
+_grad_enabled = _C.is_grad_enabled
+_set_grad_enabled = _C._set_grad_enabled
+_requires_grad_set = Tensor.requires_grad.fset  # the core's setter (leaf tensors only)
+
+# Anomaly mode (torch.autograd.detect_anomaly) records the full forward stack per node.
+anomaly = {"enabled": False, "check_nan": True}
+
+
+class Node:
+    """A step of the tape: the backward of one forward op (``y.grad_fn``).
+
+    ``next_functions`` holds, for each input of the forward op, ``(node, output_nr)`` of the
+    node that made that input (an :class:`AccumulateGrad` for a leaf), or ``(None, 0)``.
+    """
+
+    _edges = ()  # per input: (node, output_nr) or None
+    _pre_hooks = None  # output_nr -> [hook]: tensor hooks of non-leaf outputs
+    _post_hooks = None  # [hook(grad_inputs, grad_outputs)]
+    _where = None  # (code, line) of the user's call, or the formatted stack in anomaly mode
+    _released = False
+    _saved = ()
+
+    multi_output = False  # backward(*grads), one per output, instead of backward(grad)
+    n_outputs = 1
+    _out_meta = ()  # multi-output: (shape, dtype) per output, to materialize missing grads
+
+    def name(self):
+        return type(self).__name__
+
+    def _materialize(self, grads):
+        """Zeros for the outputs that received no gradient (integer outputs stay None)."""
+        return [
+            g if g is not None or meta is None else torch.zeros(meta[0], dtype=meta[1])
+            for g, meta in zip(grads, self._out_meta)
+        ]
+
+    @property
+    def next_functions(self):
+        return tuple((None, 0) if e is None else e for e in self._edges)
+
+    @property
+    def metadata(self):
+        if "_metadata" not in self.__dict__:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) after this node ran; may return new grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = []
+        self._post_hooks.append(fn)
+        return RemovableHandle(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) before this node runs; may return new grad_outputs."""
+        return self._add_pre_hook(-1, fn)
+
+    def _add_pre_hook(self, output_nr, fn):
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        hooks = self._pre_hooks.setdefault(output_nr, [])
+        hooks.append(fn)
+        return RemovableHandle(hooks, fn)
+
+    # ------------------------------------------------------------------ saved tensors
+    def save_for_backward(self, *tensors):
+        """Keep tensors for backward, with their versions (checked when they are used).
+        Numbers and None are kept as they are."""
+        self._saved = tuple(_Saved(t, self) if isinstance(t, Tensor) else t for t in tensors)
+
+    @property
+    def saved_tensors(self):
+        if self._released:
+            raise RuntimeError(
+                f"Trying to backward through the graph a second time (or directly access "
+                f"saved tensors after they have already been freed), in {self.name()}"
+                f"{self.where()}. Saved intermediate values of the graph are freed when you "
+                f"call .backward() or autograd.grad(). Specify retain_graph=True if you need "
+                f"to backward through the graph a second time or if you need to access saved "
+                f"tensors after calling backward."
+            )
+        return tuple(s.unpack(self) if type(s) is _Saved else s for s in self._saved)
+
+    def _release(self):
+        if self._saved:
+            self._saved = ()
+            self._released = True
+
+    def where(self):
+        """' (called at file:line)' of the forward call that recorded this node."""
+        w = self._where
+        if w is None:
+            return ""
+        if isinstance(w, str):
+            return f", whose forward was called from:\n{w}"
+        code, line = w
+        return f" (forward called at {code.co_filename}:{line})"
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class _Saved:
+    """A tensor kept for backward: the tensor (or, for an output, a detached alias) and the
+    version it had, so that a later in-place change is detected instead of silently used."""
+
+    __slots__ = ("tensor", "version", "output_nr")
+
+    def __init__(self, t, node):
+        if t.grad_fn is node:  # an output of the node itself: keep no reference cycle
+            self.tensor = t.detach()
+            self.output_nr = t.output_nr
+        else:
+            self.tensor = t
+            self.output_nr = -1
+        self.version = t._version
+
+    def unpack(self, node):
+        t = self.tensor
+        if t._version != self.version:
+            shape = "x".join(map(str, t.shape)) or "scalar"
+            made_by = f"output {self.output_nr} of {node.name()}"
+            if self.output_nr < 0:
+                made_by = f"output {t.output_nr} of {t.grad_fn.name()}" if t.grad_fn else "a leaf"
+            raise RuntimeError(
+                f"one of the variables needed for gradient computation has been modified by "
+                f"an inplace operation: [{t.type()} [{shape}]], which is {made_by}, is at "
+                f"version {t._version}; expected version {self.version} instead. It is used "
+                f"by {node.name()}{node.where()}. Hint: clone the tensor before modifying it "
+                f"in place, or use the out-of-place op."
+            )
+        if self.output_nr >= 0 and _grad_enabled():  # create_graph: re-attach to the node
+            t = t.detach()
+            t.grad_fn = node
+            t.output_nr = self.output_nr
+            _mark_requires_grad(t)
+        return t
+
+
+class RemovableHandle:
+    """What register_hook returns: ``handle.remove()`` unregisters the hook."""
+
+    def __init__(self, hooks, fn):
+        self._hooks, self._fn = hooks, fn
+
+    def remove(self):
+        if self._fn in self._hooks:
+            self._hooks.remove(self._fn)
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf tensor: adds the incoming gradient into ``variable.grad``."""
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def apply_accumulate(self, grad):
+        var = self.variable
+        for hook in var.__dict__.get("_backward_hooks", ()):
+            new = hook(grad)
+            if new is not None:
+                grad = new
+        if grad.dtype != var.dtype:
+            grad = grad.to(var.dtype)
+        if grad.shape != var.shape:
+            grad = sum_to(grad, var.shape)
+        old = var.grad
+        if old is None:
+            # a fresh tensor: the incoming one may be shared with other leaves or the caller
+            var.grad = grad if _grad_enabled() else grad.detach().clone()
+        elif _grad_enabled():
+            var.grad = old + grad
+        else:
+            old += grad
+        for hook in var.__dict__.get("_post_accumulate_hooks", ()):
+            hook(var)
+
+
+def accumulator(t):
+    """The AccumulateGrad node of leaf t, shared by every op that uses t (weakly cached)."""
+    ref = t.__dict__.get("_accumulator")
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(t)
+        t._accumulator = weakref.ref(node)
+    return node
+
+
+def edge(t):
+    """(node, output_nr) through which gradient reaches t's history, or None."""
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t.output_nr)
+    if t.requires_grad:
+        return (accumulator(t), 0)
+    return None
+
+
+def sum_to(g, shape):
+    """Sum a broadcast gradient back to ``shape`` (the input's shape before broadcasting)."""
+    shape = tuple(shape)
+    if tuple(g.shape) == shape:
+        return g
+    lead = g.dim() - len(shape)
+    dims = list(range(lead)) + [
+        lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
+    ]
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    return g.reshape(shape) if lead or tuple(g.shape) != shape else g
+
+
+def _user_frame():
+    """(code, line) of the nearest caller outside the torch package."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(_TORCH_DIR):
+        f = f.f_back
+    return None if f is None else (f.f_code, f.f_lineno)
+
+
+def _forward_stack():
+    stack = traceback.format_stack(sys._getframe(2))
+    return "".join(s for s in stack if _AUTOGRAD_DIR not in s)
+
+
+class Formula(Node):
+    """The backward of one core op, written next to what its forward saves.
+
+    Subclasses set ``names`` (the op's Tensor methods and ``torch._C`` functions they
+    differentiate) and implement:
+
+    ``save(self, out, *args, **kwargs)``
+        Called once after the forward ran, with the op's own arguments.  Saves what backward
+        needs (``self.save_for_backward(...)`` for tensors, plain attributes for the rest)
+        and returns the op's differentiable inputs: backward returns one gradient per input,
+        in this order.  Non-tensors among them are fine (their gradient is ignored).
+    ``backward(self, grad)``
+        The gradient of each input, as a tuple aligned with what ``save`` returned (None for
+        an input that needs none: see ``self.needs_input_grad``).  Written with tensor ops,
+        so it is itself differentiable (create_graph=True).  A formula with
+        ``multi_output = True`` gets one gradient per output (zeros where none arrived).
+
+    ``inplace_names``: the in-place variants (``add_``, ``__iadd__``); ``view = True`` marks
+    ops whose output shares the input's memory; ``clone_for_inplace = False`` says backward
+    never reads the value of the tensor an in-place variant overwrites.
+    """
+
+    names = ()
+    inplace_names = ()
+    view = False
+    clone_for_inplace = True
+    needs_input_grad = ()
+
+    def save(self, out, *args, **kwargs):
+        raise NotImplementedError
+
+    def backward(self, grad):
+        raise NotImplementedError
+
+
+class OpSpec:
+    """What a gate carries for the recorder: the formula and how the op writes its result."""
+
+    __slots__ = ("formula", "name", "inplace")
+
+    def __init__(self, formula, name, inplace):
+        self.formula, self.name, self.inplace = formula, name, inplace
+
+
+def _link(node, inputs):
+    edges, needs = [], []
+    for x in inputs:
+        e = edge(x) if isinstance(x, Tensor) else None
+        edges.append(e)
+        needs.append(e is not None)
+    node._edges = edges
+    node.needs_input_grad = tuple(needs)
+
+
+def _attach(node, out):
+    """Hang node on the op's float outputs; returns out."""
+    if isinstance(out, Tensor):
+        if out.is_floating_point():
+            out.grad_fn = node
+            _mark_requires_grad(out)
+        return out
+    meta = []
+    for nr, t in enumerate(out):  # multi-output: tuples / named tuples of tensors
+        if isinstance(t, Tensor) and t.is_floating_point():
+            t.grad_fn = node
+            t.output_nr = nr
+            _mark_requires_grad(t)
+            meta.append((tuple(t.shape), t.dtype))
+        else:
+            meta.append(None)
+    node.n_outputs = len(meta)
+    node._out_meta = meta
+    return out
+
+
+def record(gate, args, kwargs):
+    """The recorder the core's gates call when some argument requires grad."""
+    spec = gate.formula
+    out_arg = kwargs.pop("out", None) if kwargs else None
+    if spec.inplace:
+        return _record_inplace(gate, spec, args[0], args, kwargs)
+    if out_arg is not None:
+        if any(out_arg is a for a in args):  # the core's own in-place forms: f(x, ..., out=x)
+            kwargs["out"] = out_arg
+            return _record_inplace(gate, spec, out_arg, args, kwargs)
+        raise RuntimeError(
+            f"{spec.name}(): functions with out=... arguments don't support automatic "
+            f"differentiation, but one of the arguments requires grad. Call it without out= "
+            f"(or under torch.no_grad())."
+        )
+    op = gate.__wrapped__
+    out = op(*args, **kwargs) if kwargs else op(*args)
+    if out is NotImplemented:
+        return out
+    cls = spec.formula
+    if cls.view is False:
+        for a in args:  # ops that may return their input unchanged (contiguous, to)
+            if out is a:
+                return out
+    node = cls()
+    node._where = _forward_stack() if anomaly["enabled"] else _user_frame()
+    inputs = node.save(out, *args, **kwargs) if kwargs else node.save(out, *args)
+    _link(node, inputs)
+    if cls.view:
+        base = args[0]
+        if cls.view is True or out._storage_ptr() == base._storage_ptr():
+            out._base = base._base if base._base is not None else base
+    return _attach(node, out)
+
+
+def _record_inplace(gate, spec, target, args, kwargs):
+    """An op that overwrites ``target``: its history is rewritten to end in the new node."""
+    if target.grad_fn is None and target.requires_grad:
+        raise RuntimeError(
+            f"a leaf Variable that requires grad is being used in an in-place operation "
+            f"({spec.name}). Use an out-of-place op, or modify it under torch.no_grad() "
+            f"(as optimizers do)."
+        )
+    base = target._base
+    if base is not None and base.grad_fn is None and base.requires_grad:
+        raise RuntimeError(
+            f"a view of a leaf Variable that requires grad is being used in an in-place "
+            f"operation ({spec.name}). Clone the leaf first, or modify it under torch.no_grad()."
+        )
+    cls = spec.formula
+    target_edge = edge(target)
+    old = target
+    if cls.clone_for_inplace and target_edge is not None:
+        prev = _set_grad_enabled(False)
+        try:
+            old = target.clone()
+        finally:
+            _set_grad_enabled(prev)
+    op = gate.__wrapped__
+    out = op(*args, **kwargs) if kwargs else op(*args)
+    if kwargs:
+        kwargs.pop("out", None)
+    node = cls()
+    node._where = _forward_stack() if anomaly["enabled"] else _user_frame()
+    save_args = [old if a is target else a for a in args] if old is not target else args
+    inputs = node.save(target, *save_args, **kwargs) if kwargs else node.save(target, *save_args)
+    _link(node, inputs)
+    self_slots = [i for i, x in enumerate(inputs) if x is target or x is old]
+    for i in self_slots:  # the overwritten value's history, as it was before the op
+        node._edges[i] = target_edge
+    node.needs_input_grad = tuple(e is not None for e in node._edges)
+    if not target.is_floating_point():
+        return out
+    if base is not None and (base.requires_grad or any(node.needs_input_grad)):
+        _rebase_view(base, target, node, self_slots)
+    else:
+        target.grad_fn = node
+        target.output_nr = 0
+        _mark_requires_grad(target)
+    return out
+
+
+def _rebase_view(base, view, node, self_slots):
+    """An in-place op on a view: the base's history gains a CopySlices node, and the view
+    becomes a strided view of the base's new history."""
+    from torch.autograd._views import AsStridedView, CopySlices
+
+    copy = CopySlices(base, view, node, self_slots, edge(base))
+    copy._where = node._where
+    base.grad_fn = copy
+    base.output_nr = 0
+    _mark_requires_grad(base)
+    regen = AsStridedView.of(base, view, (copy, 0))
+    view.grad_fn = regen
+    view.output_nr = 0
+    _mark_requires_grad(view)

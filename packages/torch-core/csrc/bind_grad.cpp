@@ -1,0 +1,207 @@
+// bind_grad.cpp — the hook torch-autograd records through, and grad mode.
+//
+// The core knows nothing of graphs. torch-autograd wraps each differentiable op in a GradGate
+// (`_C._GradGate(op, formula)`) and registers one recorder (`_C._set_grad_recorder`). A call
+// through a gate costs one flag test and a scan of the arguments when nothing requires grad:
+//
+//   grad mode on and some Tensor argument (or a Tensor inside a list/tuple argument)
+//   requires grad   -> recorder(gate, args_tuple, kwargs_dict_or_None)
+//   otherwise       -> op(*args, **kwargs), unchanged
+//
+// A gate placed on the Tensor class binds like a function (it has __get__), so `a + b`
+// reaches it with `a` first.
+#include "bind.h"
+
+// after Python.h (from bind.h)
+#include <structmember.h>
+
+namespace tc {
+
+namespace {
+
+thread_local bool t_grad_enabled = true;  // torch.is_grad_enabled(); per thread, as in PyTorch
+PyObject* g_recorder = nullptr;           // set once by torch-autograd; never freed
+PyTypeObject* g_tensor_type = nullptr;
+
+struct GradGate {
+  PyObject_HEAD PyObject* op;  // the wrapped callable
+  PyObject* formula;           // opaque to C++: what the recorder needs to record this op
+  PyObject* dict;              // __dict__, so the gate can carry __name__, __doc__, ...
+  vectorcallfunc vectorcall;
+};
+
+bool requires_grad(PyObject* o) {
+  if (!PyObject_TypeCheck(o, g_tensor_type)) return false;
+  return py::handle(o).cast<const Tensor&>().impl()->requires_grad;
+}
+
+bool any_requires_grad(PyObject* const* args, Py_ssize_t n) {
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject* a = args[i];
+    if (requires_grad(a)) return true;
+    if (PyList_Check(a) || PyTuple_Check(a)) {  // cat, stack, ... take sequences of tensors
+      PyObject* fast = PySequence_Fast(a, "");
+      Py_ssize_t m = PySequence_Fast_GET_SIZE(fast);
+      PyObject** items = PySequence_Fast_ITEMS(fast);
+      bool found = false;
+      for (Py_ssize_t j = 0; j < m && !found; j++) found = requires_grad(items[j]);
+      Py_DECREF(fast);
+      if (found) return true;
+    }
+  }
+  return false;
+}
+
+PyObject* gate_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  auto* g = reinterpret_cast<GradGate*>(self);
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  bool record = false;
+  if (t_grad_enabled && g_recorder) {
+    try {
+      record = any_requires_grad(args, nargs + nkw);
+    } catch (py::error_already_set& e) {
+      e.restore();
+      return nullptr;
+    }
+  }
+  if (!record) return PyObject_Vectorcall(g->op, args, nargsf, kwnames);
+  PyObject* tuple = PyTuple_New(nargs);
+  if (!tuple) return nullptr;
+  for (Py_ssize_t i = 0; i < nargs; i++) {
+    Py_INCREF(args[i]);
+    PyTuple_SET_ITEM(tuple, i, args[i]);
+  }
+  PyObject* kwargs = Py_None;
+  Py_INCREF(kwargs);
+  if (nkw) {
+    Py_DECREF(kwargs);
+    kwargs = PyDict_New();
+    for (Py_ssize_t i = 0; kwargs && i < nkw; i++)
+      if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0)
+        Py_CLEAR(kwargs);
+  }
+  PyObject* result = nullptr;
+  if (kwargs) result = PyObject_CallFunctionObjArgs(g_recorder, self, tuple, kwargs, nullptr);
+  Py_DECREF(tuple);
+  Py_XDECREF(kwargs);
+  return result;
+}
+
+PyObject* gate_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  PyObject *op, *formula;
+  static const char* names[] = {"op", "formula", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:_GradGate", const_cast<char**>(names), &op,
+                                   &formula))
+    return nullptr;
+  if (!PyCallable_Check(op)) {
+    PyErr_SetString(PyExc_TypeError, "_GradGate: op must be callable");
+    return nullptr;
+  }
+  auto* g = reinterpret_cast<GradGate*>(type->tp_alloc(type, 0));
+  if (!g) return nullptr;
+  Py_INCREF(op);
+  Py_INCREF(formula);
+  g->op = op;
+  g->formula = formula;
+  g->dict = PyDict_New();
+  g->vectorcall = gate_call;
+  // Look like the op: help(), Sphinx and error messages see its name and docstring.
+  for (const char* attr : {"__name__", "__qualname__", "__doc__", "__module__"}) {
+    PyObject* v = PyObject_GetAttrString(op, attr);
+    if (v) {
+      PyDict_SetItemString(g->dict, attr, v);
+      Py_DECREF(v);
+    } else {
+      PyErr_Clear();
+    }
+  }
+  return reinterpret_cast<PyObject*>(g);
+}
+
+int gate_traverse(PyObject* self, visitproc visit, void* arg) {
+  auto* g = reinterpret_cast<GradGate*>(self);
+  Py_VISIT(g->op);
+  Py_VISIT(g->formula);
+  Py_VISIT(g->dict);
+  return 0;
+}
+
+int gate_clear(PyObject* self) {
+  auto* g = reinterpret_cast<GradGate*>(self);
+  Py_CLEAR(g->op);
+  Py_CLEAR(g->formula);
+  Py_CLEAR(g->dict);
+  return 0;
+}
+
+void gate_dealloc(PyObject* self) {
+  PyObject_GC_UnTrack(self);
+  gate_clear(self);
+  PyTypeObject* type = Py_TYPE(self);
+  type->tp_free(self);
+  Py_DECREF(type);  // instances of heap types own a reference to their type
+}
+
+// On a class, `obj.method` binds like a Python function does.
+PyObject* gate_get(PyObject* self, PyObject* obj, PyObject*) {
+  if (!obj || obj == Py_None) {
+    Py_INCREF(self);
+    return self;
+  }
+  return PyMethod_New(self, obj);
+}
+
+PyObject* gate_repr(PyObject* self) {
+  return PyUnicode_FromFormat("<grad gate of %R>", reinterpret_cast<GradGate*>(self)->op);
+}
+
+PyMemberDef gate_members[] = {
+    {"__wrapped__", T_OBJECT, offsetof(GradGate, op), READONLY, "the op this gate wraps"},
+    {"formula", T_OBJECT, offsetof(GradGate, formula), READONLY, "what the recorder records"},
+    {"__dictoffset__", T_PYSSIZET, offsetof(GradGate, dict), READONLY, nullptr},
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(GradGate, vectorcall), READONLY, nullptr},
+    {nullptr, 0, 0, 0, nullptr},
+};
+
+PyType_Slot gate_slots[] = {
+    {Py_tp_new, reinterpret_cast<void*>(gate_new)},
+    {Py_tp_dealloc, reinterpret_cast<void*>(gate_dealloc)},
+    {Py_tp_traverse, reinterpret_cast<void*>(gate_traverse)},
+    {Py_tp_clear, reinterpret_cast<void*>(gate_clear)},
+    {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
+    {Py_tp_descr_get, reinterpret_cast<void*>(gate_get)},
+    {Py_tp_repr, reinterpret_cast<void*>(gate_repr)},
+    {Py_tp_members, gate_members},
+    {0, nullptr},
+};
+
+PyType_Spec gate_spec = {"torch._C._GradGate", sizeof(GradGate), 0,
+                         Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+                             Py_TPFLAGS_METHOD_DESCRIPTOR,
+                         gate_slots};
+
+}  // namespace
+
+bool grad_enabled() { return t_grad_enabled; }
+
+void bind_grad(py::module_& m, py::class_<Tensor>& cls) {
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  PyObject* type = PyType_FromSpec(&gate_spec);
+  if (!type) throw py::error_already_set();
+  m.attr("_GradGate") = py::reinterpret_steal<py::object>(type);
+  m.def("_set_grad_recorder", [](py::object f) {
+    Py_XDECREF(g_recorder);
+    g_recorder = f.is_none() ? nullptr : f.release().ptr();
+  });
+  m.def("is_grad_enabled", [] { return t_grad_enabled; });
+  m.def("_set_grad_enabled", [](bool on) {
+    bool prev = t_grad_enabled;
+    t_grad_enabled = on;
+    return prev;
+  });
+  // Output flag of a recorded op; unlike the requires_grad property, allowed on non-leaves.
+  m.def("_mark_requires_grad", [](const Tensor& t) { t.impl()->requires_grad = true; });
+}
+
+}  // namespace tc

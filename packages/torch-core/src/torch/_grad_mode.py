@@ -1,0 +1,88 @@
+"""Grad mode: whether ops record the tape (a per-thread flag in the core).
+
+In torch-core so that `with torch.no_grad():` works with or without torch-autograd."""
+
+import functools
+
+from torch import _C
+
+is_grad_enabled = _C.is_grad_enabled
+
+
+class _Mode:
+    """Context manager and decorator that sets grad mode, restoring it on exit."""
+
+    enabled = False
+
+    def __enter__(self):
+        self._prev = _C._set_grad_enabled(self.enabled)
+        return self
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return type(self)()
+
+
+class no_grad(_Mode):
+    """Ops inside record nothing: results have ``requires_grad=False``.
+
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> with torch.no_grad():
+    ...     (x * 2).requires_grad
+    False
+    """
+
+    def __init__(self, orig_func=None):
+        if orig_func is not None:  # @no_grad without parentheses
+            self._wrapped = self(orig_func)
+
+
+class enable_grad(_Mode):
+    """Ops inside record the tape even within a no_grad block."""
+
+    enabled = True
+
+
+class set_grad_enabled(_Mode):
+    """``set_grad_enabled(False)`` works as a function call, a context manager or a decorator."""
+
+    def __init__(self, mode):
+        self.enabled = bool(mode)
+        self._prev = _C._set_grad_enabled(self.enabled)
+
+    def __enter__(self):
+        return self
+
+    def clone(self):
+        return _Reset(self.enabled)
+
+
+class _Reset(_Mode):
+    def __init__(self, mode):
+        self.enabled = mode
+
+
+class inference_mode(_Mode):
+    """Like no_grad (this engine has no separate inference tensors)."""
+
+    def __init__(self, mode=True):
+        self.enabled = not mode
+        self.mode = mode
+
+    def clone(self):
+        return inference_mode(self.mode)
+
+
+def is_inference_mode_enabled():
+    return False
