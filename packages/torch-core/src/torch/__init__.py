@@ -10,7 +10,7 @@ __path__ = __import__("pkgutil").extend_path(__path__, __name__)
 
 import scipy_openblas32 as _openblas  # noqa: F401  (loads the BLAS library _C links against)
 
-from torch import _C
+from torch import _C, _packages
 from torch._C import (  # noqa: F401
     Generator,
     Tensor,
@@ -37,7 +37,6 @@ from torch._C import (  # noqa: F401
     set_num_threads,
     uint8,
 )
-from torch import _packages
 from torch._packages import install_missing_package_hints
 from torch._size import Size
 from torch.version import __version__  # noqa: F401

@@ -9,9 +9,10 @@ node (:mod:`torch.autograd.graph`), and :func:`backward` walks the nodes in depe
 __version__ = "0.1.0"
 
 import torch
-
-from torch.autograd import _tensor_api  # noqa: F401  (Tensor.backward, hooks, ...)
-from torch.autograd import graph
+from torch.autograd import (
+    _tensor_api,  # noqa: F401  (Tensor.backward, hooks, ...)
+    graph,
+)
 from torch.autograd.anomaly_mode import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
@@ -34,6 +35,8 @@ from torch.autograd.variable import Variable
 
 __all__ = [
     "Function",
+    "InplaceFunction",
+    "NestedIOFunction",
     "Variable",
     "backward",
     "detect_anomaly",
@@ -42,7 +45,12 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "inference_mode",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
     "no_grad",
+    "once_differentiable",
     "set_detect_anomaly",
     "set_grad_enabled",
 ]

@@ -3,8 +3,6 @@
 import weakref
 
 import torch
-from torch import _C
-
 from torch.autograd import graph
 
 Tensor = torch.Tensor

@@ -7,7 +7,6 @@ gradient laid out like the base.
 """
 
 import torch
-
 from torch.autograd.graph import Node
 
 

@@ -11,7 +11,6 @@
 
 import torch
 from torch import _C
-
 from torch.autograd import graph
 from torch.autograd.graph import AccumulateGrad
 

@@ -5,7 +5,6 @@ import functools
 
 import torch
 from torch import _C
-
 from torch.autograd import graph
 from torch.autograd.graph import Node, _Saved
 

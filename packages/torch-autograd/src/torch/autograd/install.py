@@ -10,7 +10,6 @@ import sys
 
 import torch
 from torch import _C
-
 from torch.autograd import graph
 from torch.autograd.formulas import all_formulas
 

@@ -3,7 +3,6 @@
 import math
 
 import torch
-
 from torch.autograd.graph import Formula, sum_to
 
 Tensor = torch.Tensor

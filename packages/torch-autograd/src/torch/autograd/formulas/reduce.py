@@ -1,7 +1,6 @@
 """Reductions: sum, prod, amax/amin, and max/min along a dim with indices."""
 
 import torch
-
 from torch.autograd.graph import Formula
 
 

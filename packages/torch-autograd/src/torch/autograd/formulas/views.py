@@ -1,7 +1,6 @@
 """View ops: the output shares the input's memory (``view = True`` records ``out._base``)."""
 
 import torch
-
 from torch.autograd.graph import Formula, sum_to
 
 
