@@ -37,6 +37,7 @@ static const NamedOp kUnaryOps[] = {
     {"isfinite", Op::isfinite}, {"logical_not", Op::logical_not},
     {"arcsin", Op::asin},       {"arccos", Op::acos},
     {"arctan", Op::atan},       {"absolute", Op::abs},
+    {"relu", Op::relu},
 };
 
 static const NamedOp kBinaryOps[] = {

@@ -109,9 +109,8 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
   });
   cls.def("untyped_storage", [](const Tensor& t) { return StorageRef{t.impl()->storage}; });
 
-  m.def("_set_autograd_missing", [](py::object msg) {
-    g_autograd_missing = msg.is_none() ? py::object() : msg;
-  });
+  m.def("_set_autograd_missing",
+        [](py::object msg) { g_autograd_missing = msg.is_none() ? py::object() : msg; });
 
   // torch.Tensor(2, 3) (uninitialised), torch.Tensor([1, 2]) (data), torch.Tensor(t) (alias)
   cls.def(py::init([](py::args a) {

@@ -24,7 +24,7 @@ namespace tc {
   X(erfinv, unary_float) X(reciprocal, unary_float)                                        \
   /* unary, same dtype in and out */                                                       \
   X(abs, unary) X(neg, unary) X(sign, unary) X(floor, unary) X(ceil, unary)                \
-  X(round, unary) X(trunc, unary) X(frac, unary) X(bitwise_not, unary)                     \
+  X(round, unary) X(trunc, unary) X(frac, unary) X(bitwise_not, unary) X(relu, unary)     \
   /* unary predicates, bool out */                                                         \
   X(isnan, predicate) X(isinf, predicate) X(isfinite, predicate) X(logical_not, predicate) \
   /* binary */                                                                             \

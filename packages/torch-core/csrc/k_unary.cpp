@@ -129,6 +129,7 @@ A round_with(A x, F f) {
 
 TC_FN1(AbsF, abs_impl(x))
 TC_FN1(NegF, A(0) - x)
+TC_FN1(ReluF, (x > A(0) || x != x) ? x : A(0))  // NaN stays NaN
 TC_FN1(SignF, sign_impl(x))
 TC_FN1(FloorF, round_with(x, [](auto v) { return std::floor(v); }))
 TC_FN1(CeilF, round_with(x, [](auto v) { return std::ceil(v); }))
@@ -168,6 +169,7 @@ void register_unary_kernels() {
   reg<unary_kernel, FracF, TC_FLOATS>(Op::frac);
   reg<unary_kernel, AbsF, TC_NUMERIC>(Op::abs);
   reg<unary_kernel, NegF, TC_NUMERIC>(Op::neg);
+  reg<unary_kernel, ReluF, TC_NUMERIC>(Op::relu);
   reg<unary_kernel, SignF, TC_ALL>(Op::sign);
   reg<unary_kernel, FloorF, TC_NUMERIC>(Op::floor);
   reg<unary_kernel, CeilF, TC_NUMERIC>(Op::ceil);

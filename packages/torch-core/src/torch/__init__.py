@@ -130,6 +130,7 @@ from torch._C import (  # noqa: E402,F401
     not_equal,
     pow,
     reciprocal,
+    relu,
     remainder,
     round,
     rsqrt,

@@ -202,9 +202,12 @@ class AccumulateGrad(Node):
             hook(var)
 
 
+Tensor._accumulator = None  # weakref to a leaf's AccumulateGrad
+
+
 def accumulator(t):
     """The AccumulateGrad node of leaf t, shared by every op that uses t (weakly cached)."""
-    ref = t.__dict__.get("_accumulator")
+    ref = t._accumulator
     node = ref() if ref is not None else None
     if node is None:
         node = AccumulateGrad(t)
@@ -236,12 +239,21 @@ def sum_to(g, shape):
     return g.reshape(shape) if lead or tuple(g.shape) != shape else g
 
 
+_in_torch = {}  # code object -> whether it belongs to the torch package
+
+
 def _user_frame():
     """(code, line) of the nearest caller outside the torch package."""
     f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith(_TORCH_DIR):
+    while f is not None:
+        code = f.f_code
+        inside = _in_torch.get(code)
+        if inside is None:
+            inside = _in_torch[code] = code.co_filename.startswith(_TORCH_DIR)
+        if not inside:
+            return (code, f.f_lineno)
         f = f.f_back
-    return None if f is None else (f.f_code, f.f_lineno)
+    return None
 
 
 def _forward_stack():
@@ -273,6 +285,7 @@ class Formula(Node):
 
     names = ()
     inplace_names = ()
+    float_output = True  # False: the result may be an integer tensor (which gets no grad_fn)
     view = False
     clone_for_inplace = True
     needs_input_grad = ()
@@ -294,9 +307,16 @@ class OpSpec:
 
 
 def _link(node, inputs):
+    """node's edges to the nodes that made its inputs (the hot path of recording: inlined)."""
     edges, needs = [], []
     for x in inputs:
-        e = edge(x) if isinstance(x, Tensor) else None
+        e = None
+        if isinstance(x, Tensor):
+            fn = x.grad_fn
+            if fn is not None:
+                e = (fn, x.output_nr)
+            elif x.requires_grad:
+                e = (accumulator(x), 0)
         edges.append(e)
         needs.append(e is not None)
     node._edges = edges
@@ -306,7 +326,7 @@ def _link(node, inputs):
 def _attach(node, out):
     """Hang node on the op's float outputs; returns out."""
     if isinstance(out, Tensor):
-        if out.is_floating_point():
+        if node.float_output or out.is_floating_point():
             out.grad_fn = node
             _mark_requires_grad(out)
         return out
@@ -349,9 +369,8 @@ def record(gate, args, kwargs):
             if out is a:
                 return out
     node = cls()
-    node._where = _forward_stack() if anomaly["enabled"] else _user_frame()
-    inputs = node.save(out, *args, **kwargs) if kwargs else node.save(out, *args)
-    _link(node, inputs)
+    node._where = _user_frame() if not anomaly["enabled"] else _forward_stack()
+    _link(node, node.save(out, *args, **kwargs) if kwargs else node.save(out, *args))
     if cls.view:
         base = args[0]
         if cls.view is True or out._storage_ptr() == base._storage_ptr():

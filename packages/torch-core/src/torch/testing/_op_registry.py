@@ -645,6 +645,7 @@ OPS = [
     # unary, same dtype
     _unary("abs", np.abs, NUMERIC, "same"),
     _unary("neg", np.negative, NUMERIC, "same"),
+    _unary("relu", lambda a: np.maximum(a, a.dtype.type(0)), NUMERIC, "same"),
     _unary("sign", lambda a: a.copy() if a.dtype == np.bool_ else np.sign(a), ALL, "same"),
     _unary("floor", np.floor, NUMERIC, "same"),
     _unary("ceil", np.ceil, NUMERIC, "same"),

@@ -93,6 +93,7 @@ ReciprocalBackward0 = _unary("ReciprocalBackward0", ("reciprocal",), lambda g, y
 AbsBackward0 = _unary(
     "AbsBackward0", ("abs", "absolute", "__abs__"), lambda g, x: g * x.sign(), "x"
 )
+ReluBackward0 = _unary("ReluBackward0", ("relu",), lambda g, y: g * (y > 0), "y")
 NegBackward0 = _unary("NegBackward0", ("neg", "negative", "__neg__"), lambda g, _: -g, "none")
 # Piecewise-constant functions: zero gradient almost everywhere.
 SignBackward0 = _unary("SignBackward0", ("sign",), _zeros, "none")
@@ -123,7 +124,7 @@ class AddBackward0(Formula):
     clone_for_inplace = False
 
     def save(self, out, a, b, alpha=1):
-        self.shapes = (_shape(a), _shape(b))
+        self.shapes = (a.shape, b.shape if isinstance(b, Tensor) else None)
         self.alpha = alpha
         return a, b
 
@@ -146,6 +147,21 @@ class SubBackward0(Formula):
     def backward(self, g):
         sa, sb = self.shapes
         return _unbroadcast(g, sa), _unbroadcast(-g if self.alpha == 1 else g * -self.alpha, sb)
+
+
+class RremainderBackward0(Formula):
+    """other % self, with other a number: d/dself = -floor(other / self) * g."""
+
+    names = ("__rmod__",)
+
+    def save(self, out, a, b):
+        self.save_for_backward(a)
+        self.number = b
+        return a, b
+
+    def backward(self, g):
+        (a,) = self.saved_tensors
+        return -g * (self.number / a).floor(), None
 
 
 class RsubBackward0(Formula):
@@ -455,6 +471,7 @@ class ToCopyBackward0(Formula):
     """x.to(dtype), x.double(), ...: the gradient goes back in the input's dtype."""
 
     names = ("_to_dtype",)
+    float_output = False
 
     def save(self, out, x, dtype, copy=False):
         self.dtype = x.dtype
