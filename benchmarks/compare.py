@@ -39,6 +39,9 @@ FIGURES = {
     "save": ("torch.save 200 MB state_dict (MB/s)", "rate", 1.0),
     "load": ("torch.load 200 MB state_dict (MB/s)", "rate", 1.0),
     "mmap_load": ("torch.load(mmap=True) 1 GB (s)", "seconds", 0.1),
+    "add_grad": ("a + b, 4 elements, a.requires_grad (us)", "time", 1.5),
+    "mlp_step": ("(x @ w).relu().sum() fwd+bwd, 4x8 @ 8x8 (us)", "time", 1.0),
+    "chain_backward": ("backward of a 10,000-op chain (ms)", "time", 1.5),
 }
 
 

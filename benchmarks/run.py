@@ -2,7 +2,8 @@
 
 Runs unchanged under this project's ``torch`` and under PyTorch.  Only uses
 API both have: torch.rand/randn/empty, torch.add(out=), torch.exp(out=),
-.sum(), .t().contiguous(), @ and torch.get_num_threads().
+.sum(), .t().contiguous(), @, .relu(), .requires_grad_(), .backward() and
+torch.get_num_threads().
 
     python benchmarks/run.py [--only NAME ...] [--stat median|best] [--json PATH]
 """
@@ -231,6 +232,50 @@ def bench_mmap_load():
         return seconds
 
 
+def bench_add_grad():
+    """Per-call time (µs) of `a + b` on 4-element float32 tensors where a.requires_grad."""
+    import torch
+
+    a, b = torch.rand(4).requires_grad_(), torch.rand(4)
+    timer = timeit.Timer("a + b", globals={"a": a, "b": b})
+    number, _ = timer.autorange()
+    runs = timer.repeat(repeat=7, number=number)
+    return STAT(runs) / number * 1e6
+
+
+def bench_mlp_step():
+    """Time (µs) of forward + backward of `(x @ w).relu().sum()`, x 4x8, w 8x8."""
+    import torch
+
+    x, w = torch.rand(4, 8), torch.rand(8, 8).requires_grad_()
+
+    def step():
+        (x @ w).relu().sum().backward()
+
+    timer = timeit.Timer(step)
+    number, _ = timer.autorange()
+    runs = timer.repeat(repeat=7, number=number)
+    return STAT(runs) / number * 1e6
+
+
+def bench_chain_backward():
+    """Time (ms) of backward through a chain of 10,000 elementwise ops (forward not timed)."""
+    import torch
+
+    def once():
+        x = torch.rand(4).requires_grad_()
+        y = x
+        for _ in range(10_000):
+            y = y * 1.0001
+        loss = y.sum()
+        t0 = time.perf_counter()
+        loss.backward()
+        return time.perf_counter() - t0
+
+    once()
+    return STAT([once() for _ in range(7)]) * 1e3
+
+
 # name -> (function, unit)
 FIGURES = {
     "import": (bench_import, "ms"),
@@ -250,6 +295,9 @@ FIGURES = {
     "save": (bench_save, "MB/s"),
     "load": (bench_load, "MB/s"),
     "mmap_load": (bench_mmap_load, "s"),
+    "add_grad": (bench_add_grad, "us"),
+    "mlp_step": (bench_mlp_step, "us"),
+    "chain_backward": (bench_chain_backward, "ms"),
 }
 
 
