@@ -178,7 +178,10 @@ def once_differentiable(backward):
         ):
             return out
         outs = out if isinstance(out, tuple) else (out,)
-        wrapped = tuple(_DelayedError.apply(g) if isinstance(g, Tensor) else g for g in outs)
+        # results that depend on the incoming grads, through a node whose backward raises
+        wrapped = tuple(
+            _DelayedError.apply(g, *grads) if isinstance(g, Tensor) else g for g in outs
+        )
         return wrapped if isinstance(out, tuple) else wrapped[0]
 
     return wrapper
@@ -186,8 +189,8 @@ def once_differentiable(backward):
 
 class _DelayedError(Function):
     @staticmethod
-    def forward(ctx, g):
-        return g._alias()
+    def forward(ctx, result, *grads):
+        return result._alias()
 
     @staticmethod
     def backward(ctx, g):

@@ -21,7 +21,6 @@ import torch
 from torch import _C
 
 Tensor = torch.Tensor
-_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _AUTOGRAD_DIR = os.path.dirname(__file__) + os.sep
 _mark_requires_grad = _C._mark_requires_grad
 _grad_enabled = _C.is_grad_enabled
@@ -249,7 +248,8 @@ def _user_frame():
         code = f.f_code
         inside = _in_torch.get(code)
         if inside is None:
-            inside = _in_torch[code] = code.co_filename.startswith(_TORCH_DIR)
+            module = f.f_globals.get("__name__") or ""
+            inside = _in_torch[code] = module == "torch" or module.startswith("torch.")
         if not inside:
             return (code, f.f_lineno)
         f = f.f_back
@@ -370,12 +370,13 @@ def record(gate, args, kwargs):
                 return out
     node = cls()
     node._where = _user_frame() if not anomaly["enabled"] else _forward_stack()
+    _attach(node, out)  # first, so that save() sees which tensors are the node's outputs
     _link(node, node.save(out, *args, **kwargs) if kwargs else node.save(out, *args))
     if cls.view:
         base = args[0]
         if cls.view is True or out._storage_ptr() == base._storage_ptr():
             out._base = base._base if base._base is not None else base
-    return _attach(node, out)
+    return out
 
 
 def _record_inplace(gate, spec, target, args, kwargs):
@@ -408,19 +409,21 @@ def _record_inplace(gate, spec, target, args, kwargs):
     node = cls()
     node._where = _forward_stack() if anomaly["enabled"] else _user_frame()
     save_args = [old if a is target else a for a in args] if old is not target else args
+    floating = target.is_floating_point()
+    if floating:  # before save(), so that a saved result is known as the node's output
+        target.grad_fn = node
+        target.output_nr = 0
     inputs = node.save(target, *save_args, **kwargs) if kwargs else node.save(target, *save_args)
     _link(node, inputs)
     self_slots = [i for i, x in enumerate(inputs) if x is target or x is old]
     for i in self_slots:  # the overwritten value's history, as it was before the op
         node._edges[i] = target_edge
     node.needs_input_grad = tuple(e is not None for e in node._edges)
-    if not target.is_floating_point():
+    if not floating:
         return out
     if base is not None and (base.requires_grad or any(node.needs_input_grad)):
         _rebase_view(base, target, node, self_slots)
     else:
-        target.grad_fn = node
-        target.output_nr = 0
         _mark_requires_grad(target)
     return out
 
