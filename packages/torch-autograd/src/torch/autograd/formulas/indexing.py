@@ -1,1 +1,299 @@
-"""Backward formulas: indexing ops (filled in)."""
+"""Indexing: ``x[index]``, ``x[index] = v`` and the gather/scatter primitives that
+torch._indexing builds index_select, gather, take, scatter, index_add, ... from.
+
+Every backward here is either a read (getitem, index_select, gather, ``_mask_rows``) or a
+scatter-add into zeros.  The scatters are small Functions whose own backward is the read
+again, so gradients of any order stay exact, and repeated indices add up.
+"""
+
+import math
+
+import torch
+from torch import _C
+from torch.autograd.function import Function
+from torch.autograd.graph import Formula, sum_to
+
+Tensor = torch.Tensor
+
+_SET, _ADD = 0, 1  # _put_rows modes (torch._indexing)
+
+
+# ---------------------------------------------------------------- scatters into zeros
+class IndexAdd(Function):
+    """zeros(shape) with g's slices added at ``index`` along ``dim``; backward: index_select."""
+
+    @staticmethod
+    def forward(ctx, g, dim, index, shape):
+        ctx.dim, ctx.index = dim, index
+        return torch.zeros(shape, dtype=g.dtype).index_add_(dim, index, g)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return _C._index_select(gg, ctx.dim, ctx.index), None, None, None
+
+
+class ScatterAdd(Function):
+    """zeros(shape).scatter_add(dim, index, g); backward: gather."""
+
+    @staticmethod
+    def forward(ctx, g, dim, index, shape):
+        ctx.dim, ctx.index = dim, index
+        return torch.zeros(shape, dtype=g.dtype).scatter_add_(dim, index, g)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return _C._gather(gg, ctx.dim, ctx.index), None, None, None
+
+
+class MaskScatter(Function):
+    """zeros(shape) with g's rows where ``mask`` is true; backward: ``_mask_rows``."""
+
+    @staticmethod
+    def forward(ctx, g, mask, shape):
+        ctx.mask = mask
+        out = torch.zeros(shape, dtype=g.dtype)
+        out[mask] = g
+        return out
+
+    @staticmethod
+    def backward(ctx, gg):
+        return _C._mask_rows(gg, ctx.mask), None, None
+
+
+class IndexAccumulate(Function):
+    """zeros(shape) with g added at ``index`` (any index ``x[index]`` accepts; repeated
+    positions add up); backward: ``gg[index]``."""
+
+    @staticmethod
+    def forward(ctx, g, shape, index, advanced):
+        ctx.index = index
+        out = torch.zeros(shape, dtype=g.dtype)
+        if advanced:
+            torch._indexing._setitem(out, index, g, _ADD)
+        else:  # a view: its elements are distinct
+            out[index] = g
+        return out
+
+    @staticmethod
+    def backward(ctx, gg):
+        return gg[ctx.index], None, None, None
+
+
+def _take_flat(t, pos):
+    """t read as 1-D (row-major) at the int64 positions ``pos`` (differentiable)."""
+    return _C._index_select(t.reshape(-1), 0, pos.reshape(-1)).reshape(pos.shape)
+
+
+def _add_flat(g, pos, shape):
+    """zeros(shape) with g added at the row-major positions ``pos`` (same shape as g)."""
+    n = math.prod(shape)
+    return IndexAdd.apply(g.reshape(-1), 0, pos.reshape(-1), (n,)).reshape(shape)
+
+
+# ---------------------------------------------------------------- x[index], x[index] = v
+class IndexBackward0(Formula):
+    """x[index]: a view for ints/slices/None/Ellipsis, a copy for advanced indices."""
+
+    names = ("__getitem__",)
+    view = "maybe"
+    clone_for_inplace = False
+
+    def save(self, out, x, index):
+        self.shape = tuple(x.shape)
+        _save_index(self, index)
+        self.advanced = out._storage_ptr() != x._storage_ptr()
+        return (x,)
+
+    def backward(self, g):
+        return (IndexAccumulate.apply(g, self.shape, _saved_index(self), self.advanced),)
+
+
+class IndexPutBackward0(Formula):
+    """x[index] = v: x's old value gets g outside the region written, v gets g[index]
+    (summed over the dims v was broadcast along).  Where an index repeats, only the last
+    write is kept, so only that element of v gets the gradient."""
+
+    inplace_names = ("__setitem__",)
+    clone_for_inplace = False
+
+    def save(self, out, x, index, value):
+        self.shape = tuple(x.shape)
+        _save_index(self, index)
+        self.value_meta = (tuple(value.shape), value.dtype) if isinstance(value, Tensor) else None
+        return (x, value)
+
+    def backward(self, g):
+        index = _saved_index(self)
+        # which element of x[index] was written last to each element of x (-1: none)
+        last = torch.full(self.shape, -1, dtype=torch.int64)
+        shape = tuple(last[index].shape)
+        order = torch.arange(math.prod(shape)).reshape(shape)
+        last[index] = order
+        gx = gv = None
+        if self.needs_input_grad[0]:
+            gx = g.masked_fill(last >= 0, 0)
+        if self.needs_input_grad[1]:
+            shape, dtype = self.value_meta
+            overwritten = last[index] != order
+            gv = _sum_to_value(g[index].masked_fill(overwritten, 0), shape)
+            gv = gv if gv.dtype == dtype else gv.to(dtype)
+        return gx, gv
+
+
+_TENSOR = object()  # where a saved index had a tensor
+
+
+def _save_index(node, index):
+    """Keeps an index's tensors as saved tensors, so that changing one in place before
+    backward is an error rather than a wrong gradient."""
+    items = index if isinstance(index, tuple) else (index,)
+    node.save_for_backward(*[i for i in items if isinstance(i, Tensor)])
+    node.index_items = tuple(_TENSOR if isinstance(i, Tensor) else i for i in items)
+    node.index_is_tuple = isinstance(index, tuple)
+
+
+def _saved_index(node):
+    tensors = iter(node.saved_tensors)
+    items = tuple(next(tensors) if i is _TENSOR else i for i in node.index_items)
+    return items if node.index_is_tuple else items[0]
+
+
+def _sum_to_value(g, shape):
+    """The gradient of a value broadcast to g's shape; the value may have extra leading
+    ones (which setitem drops)."""
+    if len(shape) > g.dim():
+        g = g.reshape((1,) * (len(shape) - g.dim()) + tuple(g.shape))
+    return sum_to(g, shape)
+
+
+# ---------------------------------------------------------------- reads
+class IndexSelectBackward0(Formula):
+    names = ("_index_select",)
+
+    def save(self, out, x, dim, index):
+        self.shape = tuple(x.shape)
+        self.dim = dim
+        self.save_for_backward(index)
+        return (x,)
+
+    def backward(self, g):
+        (index,) = self.saved_tensors
+        return (IndexAdd.apply(g, self.dim, index, self.shape),)
+
+
+class GatherBackward0(Formula):
+    names = ("_gather",)
+
+    def save(self, out, x, dim, index):
+        self.shape = tuple(x.shape)
+        self.dim = dim
+        self.save_for_backward(index)
+        return (x,)
+
+    def backward(self, g):
+        (index,) = self.saved_tensors
+        return (ScatterAdd.apply(g, self.dim, index, self.shape),)
+
+
+class MaskedSelectBackward0(Formula):
+    """_mask_rows(x, mask): the rows of x (over mask's dims) where mask is true."""
+
+    names = ("_mask_rows",)
+
+    def save(self, out, x, mask):
+        self.shape = tuple(x.shape)
+        self.save_for_backward(mask)
+        return (x,)
+
+    def backward(self, g):
+        (mask,) = self.saved_tensors
+        return (MaskScatter.apply(g, mask, self.shape),)
+
+
+# ---------------------------------------------------------------- rows at element offsets
+# _take_rows(sub, offsets) reads, and _put_rows(target, sub, offsets, values, mode) writes,
+# the windows of sub's shape and strides shifted by offsets[b] elements.  sub is a view
+# into a larger tensor (often a 0-d view at its first element), so the gradient belongs to
+# that tensor: these formulas turn the windows into row-major positions of it.
+
+
+def _geometry(t):
+    return tuple(t.shape), t.stride(), t.storage_offset()
+
+
+def _positions(whole, sub, offsets):
+    """Row-major positions in the tensor of geometry ``whole`` of the elements that the
+    windows of ``sub`` (a geometry inside it) shifted by ``offsets`` reach."""
+    shape, stride, offset = whole
+    ids = torch.empty_strided(shape, stride, dtype=torch.int64)
+    ids.copy_(torch.arange(math.prod(shape)).reshape(shape))
+    sub_shape, sub_stride, sub_offset = sub
+    window = ids.as_strided(sub_shape, sub_stride, ids.storage_offset() + sub_offset - offset)
+    return _C._take_rows(window, offsets)
+
+
+class TakeBackward0(Formula):
+    """_take_rows(sub, offsets): the gradient goes to the tensor sub is a view of."""
+
+    names = ("_take_rows",)
+
+    def save(self, out, sub, offsets):
+        whole = sub._base if sub._base is not None else sub
+        self.geometry = (_geometry(whole), _geometry(sub))
+        self.save_for_backward(offsets)
+        return (whole,)
+
+    def backward(self, g):
+        (offsets,) = self.saved_tensors
+        whole, sub = self.geometry
+        return (_add_flat(g, _positions(whole, sub, offsets), whole[0]),)
+
+
+class PutBackward0(Formula):
+    """_put_rows(target, sub, offsets, values, mode), in place on target: ``set`` and ``add``
+    (index_put, scatter, scatter_add, index_add/copy/fill, masked_scatter, setitem)."""
+
+    inplace_names = ("_put_rows",)
+    clone_for_inplace = False
+
+    def save(self, out, *args):
+        if len(args) == 4:  # _put_rows(sub, offsets, values, mode): the target is unknown
+            self.geometry = None
+            return (args[0], args[2])
+        target, sub, offsets, values, mode = args
+        self.geometry = (_geometry(target), _geometry(sub))
+        self.mode = mode
+        self.values_meta = (tuple(values.shape), values.dtype)
+        self.save_for_backward(offsets)
+        return (target, values)
+
+    def backward(self, g):
+        if self.geometry is None:
+            raise RuntimeError(
+                "_put_rows(sub, offsets, values, mode) writes outside its first argument, "
+                "so autograd cannot tell which tensor it modified: pass the written tensor "
+                "first, _put_rows(target, sub, offsets, values, mode)"
+            )
+        if self.mode not in (_SET, _ADD):
+            raise RuntimeError(
+                "the gradient of scatter/index_put with reduce='multiply', 'prod', 'amax' or "
+                "'amin' is not implemented"
+            )
+        (offsets,) = self.saved_tensors
+        whole, sub = self.geometry
+        pos = _positions(whole, sub, offsets)
+        if self.mode == _SET:  # which write each element of target kept last (-1: none)
+            order = torch.arange(pos.numel())
+            last = torch.full((math.prod(whole[0]),), -1, dtype=torch.int64)
+            last[pos.reshape(-1)] = order
+        gt = gv = None
+        if self.needs_input_grad[0]:
+            gt = g if self.mode == _ADD else g.masked_fill((last >= 0).reshape(whole[0]), 0)
+        if self.needs_input_grad[1]:
+            gv = _take_flat(g, pos)
+            if self.mode == _SET:
+                gv = gv.masked_fill(last[pos] != order.reshape(pos.shape), 0)
+            shape, dtype = self.values_meta
+            gv = _sum_to_value(gv, shape)
+            gv = gv if gv.dtype == dtype else gv.to(dtype)
+        return gt, gv
