@@ -10,21 +10,6 @@ from torch.autograd import gradcheck, gradgradcheck
 
 D = torch.float64
 
-# Writes through torch._indexing's _put_rows(sub, offsets, values, mode) land outside its
-# first argument: autograd needs the written tensor passed first (see formulas/indexing.py,
-# PutBackward0).  Nested in x[adv] = v, the inner _put_rows is also recorded, because the
-# recorder runs ops with grad mode on.
-NEEDS_PUT_TARGET = pytest.mark.xfail(
-    strict=True, reason="_put_rows must take the written tensor as its first argument"
-)
-NEEDS_NO_GRAD_FORWARD = pytest.mark.xfail(
-    strict=True,
-    reason="graph.record must run an op's forward with grad mode off (or _put_rows take "
-    "the written tensor first)",
-)
-NEEDS_TRACKED_VIEW = pytest.mark.xfail(
-    strict=True, reason="Tensor.repeat copies into an untracked view of a fresh tensor"
-)
 
 
 def rand(*shape, seed=0):
@@ -232,7 +217,6 @@ def test_index_tensor_changed_in_place_is_detected():
         y.sum().backward()
 
 
-@NEEDS_NO_GRAD_FORWARD
 def test_advanced_setitem_on_a_view_of_a_non_leaf():
     def fn(x, v):
         y = x * 1
@@ -304,14 +288,12 @@ WRITES = {
 }
 
 
-@NEEDS_PUT_TARGET
 @pytest.mark.parametrize("name", list(WRITES))
 @pytest.mark.parametrize("make", [leaf, noncontig], ids=["contiguous", "transposed"])
 def test_index_writes(name, make):
     check(WRITES[name], make(3, 4), leaf(3, 3, seed=1))
 
 
-@NEEDS_PUT_TARGET
 def test_index_writes_of_0d():
     check(lambda x, s: x.scatter(0, torch.tensor(0), s), leaf(), leaf(seed=1))
     check(lambda x, s: x.index_add(0, torch.tensor([0, 0]), s), leaf(), leaf(2, seed=1))
@@ -389,7 +371,6 @@ def test_shape_ops_of_0d(fn):
     check(fn, leaf())
 
 
-@NEEDS_TRACKED_VIEW
 @pytest.mark.parametrize("fn", [lambda x: x.repeat(2, 1, 3), lambda x: torch.tile(x, (2,))])
 def test_repeat(fn):
     check(fn, leaf(3, 4))

@@ -9,7 +9,7 @@
 //   otherwise       -> op(*args, **kwargs), unchanged
 //
 // A gate placed on the Tensor class binds like a function (it has __get__), so `a + b`
-// reaches it with `a` first.
+// reaches it with `a` first. A gate made with view=True also tracks views (Note [Views]).
 #include "bind.h"
 
 // after Python.h (from bind.h)
@@ -28,7 +28,31 @@ struct GradGate {
   PyObject* formula;           // opaque to C++: what the recorder needs to record this op
   PyObject* dict;              // __dict__, so the gate can carry __name__, __doc__, ...
   vectorcallfunc vectorcall;
+  int view;  // the op returns a view of its first argument: remember its base (see below)
 };
+
+PyObject* g_base_name = nullptr;  // "_base"
+
+// Note [Views]: with grad mode on, a view op records `out._base` (the root tensor whose memory
+// it shares) even when nothing requires grad yet, so that a later in-place op that brings in
+// a gradient (`zeros(n).diagonal().copy_(x)`) can give the base its history.
+PyObject* remember_base(PyObject* out, PyObject* in) {
+  if (!out || out == in || !PyObject_TypeCheck(out, g_tensor_type) ||
+      !PyObject_TypeCheck(in, g_tensor_type))
+    return out;
+  if (py::handle(out).cast<const Tensor&>().impl()->storage !=
+      py::handle(in).cast<const Tensor&>().impl()->storage)
+    return out;  // reshape that had to copy
+  PyObject* base = PyObject_GetAttr(in, g_base_name);
+  if (!base) {
+    Py_DECREF(out);
+    return nullptr;
+  }
+  int rc = PyObject_SetAttr(out, g_base_name, base == Py_None ? in : base);
+  Py_DECREF(base);
+  if (rc < 0) Py_CLEAR(out);
+  return out;
+}
 
 bool requires_grad(PyObject* o) {
   if (!PyObject_TypeCheck(o, g_tensor_type)) return false;
@@ -65,7 +89,11 @@ PyObject* gate_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObje
       return nullptr;
     }
   }
-  if (!record) return PyObject_Vectorcall(g->op, args, nargsf, kwnames);
+  if (!record) {
+    PyObject* out = PyObject_Vectorcall(g->op, args, nargsf, kwnames);
+    if (g->view && t_grad_enabled && g_recorder && nargs > 0) out = remember_base(out, args[0]);
+    return out;
+  }
   PyObject* tuple = PyTuple_New(nargs);
   if (!tuple) return nullptr;
   for (Py_ssize_t i = 0; i < nargs; i++) {
@@ -90,9 +118,10 @@ PyObject* gate_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObje
 
 PyObject* gate_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyObject *op, *formula;
-  static const char* names[] = {"op", "formula", nullptr};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:_GradGate", const_cast<char**>(names), &op,
-                                   &formula))
+  int view = 0;
+  static const char* names[] = {"op", "formula", "view", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|p:_GradGate", const_cast<char**>(names), &op,
+                                   &formula, &view))
     return nullptr;
   if (!PyCallable_Check(op)) {
     PyErr_SetString(PyExc_TypeError, "_GradGate: op must be callable");
@@ -106,6 +135,7 @@ PyObject* gate_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   g->formula = formula;
   g->dict = PyDict_New();
   g->vectorcall = gate_call;
+  g->view = view;
   // Look like the op: help(), Sphinx and error messages see its name and docstring.
   for (const char* attr : {"__name__", "__qualname__", "__doc__", "__module__"}) {
     PyObject* v = PyObject_GetAttrString(op, attr);
@@ -187,6 +217,8 @@ bool grad_enabled() { return t_grad_enabled; }
 
 void bind_grad(py::module_& m, py::class_<Tensor>& cls) {
   g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  g_base_name = PyUnicode_InternFromString("_base");
+  cls.attr("_base") = py::none();  // Note [Views]
   PyObject* type = PyType_FromSpec(&gate_spec);
   if (!type) throw py::error_already_set();
   m.attr("_GradGate") = py::reinterpret_steal<py::object>(type);

@@ -109,10 +109,13 @@ void bind_index(py::module_& m, py::class_<Tensor>& cls) {
         }
         const Tensor& t = self.cast<const Tensor&>();
         Tensor dst = basic_index(t, idx);
-        if (is_number(value))
+        if (is_number(value)) {
           fill_(dst, to_scalar(value, "__setitem__", "value"));
-        else
-          copy_(dst, tensor_or_scalar(value, "__setitem__", "value"));
+        } else {
+          Tensor v = tensor_or_scalar(value, "__setitem__", "value");
+          while (v.dim() > dst.dim() && v.size(0) == 1) v = select(v, 0, 0);  // as NumPy
+          copy_(dst, v);
+        }
         t.bump_version();
       });
 
@@ -127,11 +130,17 @@ void bind_index(py::module_& m, py::class_<Tensor>& cls) {
   m.def("_take_rows", &take_rows, "out[b, ...] = sub[...] shifted by offsets[b] elements");
   m.def(
       "_put_rows",
-      [](const Tensor& sub, const Tensor& offsets, const Tensor& values, int mode) {
+      [](const Tensor& target, const Tensor& sub, const Tensor& offsets, const Tensor& values,
+         int mode) {
+        // `target` names the tensor written (sub is a view of its memory), so that autograd
+        // and the version counter see which tensor changed.
+        TC_CHECK(sub.impl()->storage == target.impl()->storage, Runtime,
+                 "_put_rows: sub must view the memory of target");
         put_rows(sub, offsets, values, PutMode(mode));
-        sub.bump_version();
+        target.bump_version();
       },
-      "sub[...] shifted by offsets[b] (op)= values[b, ...]; mode: set, add, mul, max, min");
+      "target: sub[...] shifted by offsets[b] (op)= values[b, ...]; mode: set, add, mul, max, "
+      "min");
   m.def("_mask_rows", &mask_rows, "rows of x (over mask's dims) where mask is true");
   m.def("_nonzero", &nonzero, "(count, ndim) int64 coordinates of the nonzero elements");
   m.def("_index_select", &index_select);

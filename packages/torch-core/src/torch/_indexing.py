@@ -218,7 +218,7 @@ def _setitem(t, index, value, mode=_SET):
             f"to indexing result of shape {shape}"
         ) from None
     inverse = [*range(p, p + nb), *range(p), *range(p + nb, nb + ns)]
-    _C._put_rows(sub, offsets, value.permute(inverse).to(t.dtype), mode)
+    _C._put_rows(t, sub, offsets, value.permute(inverse).to(t.dtype), mode)
 
 
 # --- index_put, index_select, gather ---------------------------------------------------
@@ -347,8 +347,8 @@ def _scatter_into(self, dim, index, src, mode, op, include_self=True, mean=False
             _MAX: _extreme(self.dtype, False),
             _MIN: _extreme(self.dtype, True),
         }
-        _C._put_rows(origin, offsets, torch.tensor(ident[mode], dtype=self.dtype), _SET)
-    _C._put_rows(origin, offsets, values, mode)
+        _C._put_rows(work, origin, offsets, torch.tensor(ident[mode], dtype=self.dtype), _SET)
+    _C._put_rows(work, origin, offsets, values, mode)
     if mean:
         count = (
             torch.ones(work.shape, dtype=self.dtype)
@@ -356,7 +356,7 @@ def _scatter_into(self, dim, index, src, mode, op, include_self=True, mean=False
             else torch.zeros(work.shape, dtype=self.dtype)
         )
         _C._put_rows(
-            _origin(count), _offsets(count, coords), torch.tensor(1, dtype=self.dtype), _ADD
+            count, _origin(count), _offsets(count, coords), torch.tensor(1, dtype=self.dtype), _ADD
         )
         count = count.clamp(min=1)
         work.copy_(work / count if self.dtype.is_floating_point else work // count)
@@ -512,7 +512,7 @@ def _index_write(input, dim, index, values, mode, op):
     if isinstance(values, Tensor) and values.dim():
         values = values.reshape(shape)
     work = target if target.is_contiguous() else target.clone()
-    _C._put_rows(_origin(work), _offsets(work, coords), values, mode)
+    _C._put_rows(work, _origin(work), _offsets(work, coords), values, mode)
     if work is not target:
         target.copy_(work)
     return input
@@ -647,7 +647,7 @@ def bincount(input, weights=None, minlength=0):
         dtype = weights.dtype if weights.dtype.is_floating_point else torch.float64
     result = torch.zeros(n, dtype=dtype)
     if input.numel():
-        _C._put_rows(_origin(result), input.to(torch.int64), weights.to(dtype), _ADD)
+        _C._put_rows(result, _origin(result), input.to(torch.int64), weights.to(dtype), _ADD)
     return result
 
 

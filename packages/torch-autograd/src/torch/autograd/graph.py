@@ -286,6 +286,7 @@ class Formula(Node):
     names = ()
     inplace_names = ()
     float_output = True  # False: the result may be an integer tensor (which gets no grad_fn)
+    python_inside = False  # True: the op calls back into Python ops, run them unrecorded
     view = False
     clone_for_inplace = True
     needs_input_grad = ()
@@ -344,6 +345,17 @@ def _attach(node, out):
     return out
 
 
+def _run(op, cls, args, kwargs):
+    """The op itself; ops that call back into Python ops run those unrecorded."""
+    if not cls.python_inside:
+        return op(*args, **kwargs) if kwargs else op(*args)
+    prev = _set_grad_enabled(False)
+    try:
+        return op(*args, **kwargs) if kwargs else op(*args)
+    finally:
+        _set_grad_enabled(prev)
+
+
 def record(gate, args, kwargs):
     """The recorder the core's gates call when some argument requires grad."""
     spec = gate.formula
@@ -359,11 +371,10 @@ def record(gate, args, kwargs):
             f"differentiation, but one of the arguments requires grad. Call it without out= "
             f"(or under torch.no_grad())."
         )
-    op = gate.__wrapped__
-    out = op(*args, **kwargs) if kwargs else op(*args)
+    cls = spec.formula
+    out = _run(gate.__wrapped__, cls, args, kwargs)
     if out is NotImplemented:
         return out
-    cls = spec.formula
     if cls.view is False:
         for a in args:  # ops that may return their input unchanged (contiguous, to)
             if out is a:
@@ -402,8 +413,8 @@ def _record_inplace(gate, spec, target, args, kwargs):
             old = target.clone()
         finally:
             _set_grad_enabled(prev)
-    op = gate.__wrapped__
-    out = op(*args, **kwargs) if kwargs else op(*args)
+        _requires_grad_set(old, True)  # so that save() sees which inputs need gradients
+    out = _run(gate.__wrapped__, cls, args, kwargs)
     if kwargs:
         kwargs.pop("out", None)
     node = cls()

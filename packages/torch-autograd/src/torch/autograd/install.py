@@ -56,7 +56,8 @@ def install():
                         continue
                     if id(orig) not in gates:
                         spec = graph.OpSpec(cls, name, inplace)
-                        gates[id(orig)] = (orig, _C._GradGate(orig, spec))
+                        gate = _C._GradGate(orig, spec, view=bool(cls.view) and not inplace)
+                        gates[id(orig)] = (orig, gate)
                     installed[name] = gates[id(orig)][1]
                     found = True
                 if not found:

@@ -96,6 +96,7 @@ class IndexBackward0(Formula):
 
     names = ("__getitem__",)
     view = "maybe"
+    python_inside = True  # advanced indices go through torch._indexing
     clone_for_inplace = False
 
     def save(self, out, x, index):
@@ -115,6 +116,7 @@ class IndexPutBackward0(Formula):
 
     inplace_names = ("__setitem__",)
     clone_for_inplace = False
+    python_inside = True  # advanced indices go through torch._indexing
 
     def save(self, out, x, index, value):
         self.shape = tuple(x.shape)
