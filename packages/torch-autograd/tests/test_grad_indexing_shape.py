@@ -11,7 +11,6 @@ from torch.autograd import gradcheck, gradgradcheck
 D = torch.float64
 
 
-
 def rand(*shape, seed=0):
     gen = torch.Generator().manual_seed(seed)
     return torch.rand(shape, dtype=D, generator=gen) * 2 - 1

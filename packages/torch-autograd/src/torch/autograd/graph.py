@@ -25,7 +25,6 @@ _AUTOGRAD_DIR = os.path.dirname(__file__) + os.sep
 _mark_requires_grad = _C._mark_requires_grad
 _grad_enabled = _C.is_grad_enabled
 _set_grad_enabled = _C._set_grad_enabled
-_requires_grad_set = Tensor.requires_grad.fset  # the core's setter (leaf tensors only)
 
 # Anomaly mode (torch.autograd.detect_anomaly) records the full forward stack per node.
 anomaly = {"enabled": False, "check_nan": True}
@@ -214,8 +213,26 @@ def accumulator(t):
     return node
 
 
+Tensor._rebases = 0  # how often in-place ops on views rewrote this (base) tensor's history
+Tensor._rebases_seen = 0  # for a view: its base's _rebases when its grad_fn was set
+
+
+def _fresh_view(t, base):
+    """A view whose base's history was rewritten (an in-place op through another view) is
+    re-derived from the base's new history."""
+    from torch.autograd._views import AsStridedView
+
+    t.grad_fn = AsStridedView.of(base, t, edge(base))
+    t.output_nr = 0
+    t._rebases_seen = base._rebases
+    _mark_requires_grad(t)
+
+
 def edge(t):
     """(node, output_nr) through which gradient reaches t's history, or None."""
+    base = t._base
+    if base is not None and t._rebases_seen != base._rebases:
+        _fresh_view(t, base)
     fn = t.grad_fn
     if fn is not None:
         return (fn, t.output_nr)
@@ -313,6 +330,9 @@ def _link(node, inputs):
     for x in inputs:
         e = None
         if isinstance(x, Tensor):
+            base = x._base
+            if base is not None and x._rebases_seen != base._rebases:
+                _fresh_view(x, base)
             fn = x.grad_fn
             if fn is not None:
                 e = (fn, x.output_nr)
@@ -386,7 +406,9 @@ def record(gate, args, kwargs):
     if cls.view:
         base = args[0]
         if cls.view is True or out._storage_ptr() == base._storage_ptr():
-            out._base = base._base if base._base is not None else base
+            root = base._base if base._base is not None else base
+            out._base = root
+            out._rebases_seen = root._rebases
     return out
 
 
@@ -407,13 +429,10 @@ def _record_inplace(gate, spec, target, args, kwargs):
     cls = spec.formula
     target_edge = edge(target)
     old = target
-    if cls.clone_for_inplace and target_edge is not None:
-        prev = _set_grad_enabled(False)
-        try:
-            old = target.clone()
-        finally:
-            _set_grad_enabled(prev)
-        _requires_grad_set(old, True)  # so that save() sees which inputs need gradients
+    if cls.clone_for_inplace:
+        # the value before the op, for save(); recorded, so that a create_graph backward
+        # differentiates through it back to the target's old history
+        old = target.clone()
     out = _run(gate.__wrapped__, cls, args, kwargs)
     if kwargs:
         kwargs.pop("out", None)
@@ -448,8 +467,10 @@ def _rebase_view(base, view, node, self_slots):
     copy._where = node._where
     base.grad_fn = copy
     base.output_nr = 0
+    base._rebases += 1  # other views of base now re-derive their history (see edge)
     _mark_requires_grad(base)
     regen = AsStridedView.of(base, view, (copy, 0))
     view.grad_fn = regen
     view.output_nr = 0
+    view._rebases_seen = base._rebases
     _mark_requires_grad(view)

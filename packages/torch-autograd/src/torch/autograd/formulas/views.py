@@ -1,6 +1,7 @@
 """View ops: the output shares the input's memory (``view = True`` records ``out._base``)."""
 
 import torch
+from torch.autograd.function import Function
 from torch.autograd.graph import Formula, sum_to
 
 
@@ -89,20 +90,34 @@ class ExpandBackward0(_View):
         return (sum_to(g, self.shape),)
 
 
+class _Embed(Function):
+    """Zeros of ``shape`` with g written through ``view`` (a function making the view);
+    its backward applies the view again, so gradients of any order exist."""
+
+    @staticmethod
+    def forward(ctx, g, shape, view):
+        ctx.view = view
+        out = torch.zeros(shape, dtype=g.dtype)
+        view(out).copy_(g)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.view(grad), None, None
+
+
 class _Window(_View):
-    """Views that pick a subset of the input's elements without overlap (narrow, select,
-    diagonal, as_strided): the gradient is zero outside the window."""
+    """Views that pick some of the input's elements (narrow, select, diagonal): the gradient
+    is zero elsewhere.  Replayed on the input's logical shape, so any input strides work."""
 
     def save(self, out, x, *args, **kwargs):
-        self.base_geometry = (tuple(x.shape), x.stride())
-        self.base_offset = x.storage_offset()
-        self.view_geometry = (tuple(out.shape), out.stride(), out.storage_offset())
+        self.shape = tuple(x.shape)
+        name = self.names[0]
+        self.view_fn = lambda t: getattr(t, name)(*args, **kwargs)
         return (x,)
 
     def backward(self, g):
-        from torch.autograd._views import scatter_window
-
-        return (scatter_window(g, self.base_geometry, self.view_geometry, self.base_offset),)
+        return (_Embed.apply(g, self.shape, self.view_fn),)
 
 
 class NarrowBackward0(_Window):
@@ -117,8 +132,26 @@ class DiagonalBackward0(_Window):
     names = ("diagonal",)
 
 
-class AsStridedBackward0(_Window):
+class AsStridedBackward0(_View):
+    """as_strided addresses the storage: gradients are summed per storage element (windows
+    may overlap) and read back at the input's elements."""
+
     names = ("as_strided",)
+
+    def save(self, out, x, *args, **kwargs):
+        self.geometry = [(tuple(t.shape), t.stride(), t.storage_offset()) for t in (x, out)]
+        return (x,)
+
+    def backward(self, g):
+        extent = 1 + max(
+            off + sum((n - 1) * st for n, st in zip(size, stride) if n > 0)
+            for size, stride, off in self.geometry
+        )
+        ids = torch.arange(extent)
+        (xs, xst, xoff), (os, ost, ooff) = self.geometry
+        out_pos = ids.as_strided(os, ost, ooff).reshape(-1)
+        per_storage = torch.zeros(extent, dtype=g.dtype).index_add(0, out_pos, g.reshape(-1))
+        return (per_storage[ids.as_strided(xs, xst, xoff)],)
 
 
 class UnfoldBackward0(_View):
