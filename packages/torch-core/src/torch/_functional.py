@@ -105,10 +105,16 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 def _count(input, dim):
     dims = _dims(dim)
-    if dims is None:
+    if dims is None or input.dim() == 0:  # dim 0 of a 0-d tensor is the tensor itself
         return input.numel()
     dims = (dims,) if isinstance(dims, builtins.int) else dims
     return math.prod(input.shape[d] for d in dims)
+
+
+def keep_graph(result, input):
+    """result, still depending on input for autograd when input requires grad (with zero
+    gradient): for results that are constant in input, which PyTorch still connects."""
+    return result + input * 0 if input.requires_grad else result
 
 
 def _out(result, out):

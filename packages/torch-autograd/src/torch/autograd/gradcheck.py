@@ -46,6 +46,9 @@ def _analytical(inputs, diff, outputs):
     rows = []  # per (output, element): list of grads per diff input
     targets = [inputs[i] for i in diff]
     for o in outputs:
+        if not o.requires_grad:  # constant in the inputs: a zero Jacobian block
+            rows.extend([torch.zeros_like(t) for t in targets] for _ in range(o.numel()))
+            continue
         for idx in _indices(o):
             go = torch.zeros_like(o)
             go[idx] = 1.0

@@ -461,7 +461,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # 
         f = torch.amax if ord > 0 else torch.amin
         r = f(a, dim=dims, keepdim=keepdim) if dims else a.clone()
     elif ord == 0:
-        r = (a != 0).to(x.dtype).sum(dim=dims, keepdim=keepdim) if dims else (a != 0).to(x.dtype)
+        nonzero = torch._functional.keep_graph((a != 0).to(x.dtype), a)
+        r = nonzero.sum(dim=dims, keepdim=keepdim) if dims else nonzero
     elif ord == 1:
         r = a.sum(dim=dims, keepdim=keepdim) if dims else a.clone()
     elif ord == 2:
@@ -608,7 +609,7 @@ def matrix_power(A, n, *, out=None):
     if not isinstance(n, int):
         raise TypeError(f"{op}: n must be an int, got {type(n).__name__}")
     if n == 0:
-        return _out(_eye_like(A).clone(), out)
+        return _out(torch._functional.keep_graph(_eye_like(A).clone(), A), out)
     if n < 0:
         A, n = inv(A), -n
     result, base = None, A
