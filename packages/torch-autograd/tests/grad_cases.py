@@ -40,27 +40,6 @@ SEEDS = 50
 LI = lambda values: torch.tensor(values, dtype=torch.int64)  # noqa: E731
 M = lambda *shape: T(shape, dtype=b8)  # noqa: E731
 
-# The registry predates autograd: its indexing, sorting and linalg parts mark whole families
-# differentiable=False.  These ops have a gradient for their floating-point inputs (PyTorch
-# defines one), so they are checked too; their index/mask/count outputs are not.
-DIFFERENTIABLE_DESPITE_FLAG = frozenset(
-    """
-    getitem_ints getitem_int_pair getitem_adjacent getitem_mask getitem_mask_last
-    getitem_mixed index_put index_select gather scatter scatter_value scatter_add
-    scatter_reduce_sum scatter_reduce_sum_noself scatter_reduce_prod scatter_reduce_prod_noself
-    scatter_reduce_mean scatter_reduce_mean_noself scatter_reduce_amax scatter_reduce_amax_noself
-    scatter_reduce_amin scatter_reduce_amin_noself masked_fill masked_select masked_scatter
-    index_add index_add_alpha index_copy index_fill take take_along_dim
-    cummax cummin
-    sort msort topk topk.values kthvalue median.dim median mode quantile nansum nanmean
-    linalg.inv linalg.det linalg.det_raw linalg.slogdet linalg.solve linalg.solve_right
-    linalg.solve_triangular linalg.lstsq linalg.cholesky linalg.cholesky_upper
-    linalg.qr_reconstruct linalg.qr_complete linalg.svd_reconstruct linalg.svdvals
-    linalg.eigvalsh linalg.eigh_reconstruct linalg.matrix_norm linalg.vector_norm linalg.pinv
-    linalg.matrix_power linalg.cross linalg.multi_dot einsum tensordot trace
-    """.split()
-)
-
 # Samples where the gradient is not defined (PyTorch raises instead of differentiating).
 UNDEFINED = {
     # complete QR of a tall matrix: the extra columns of Q are arbitrary
@@ -159,14 +138,10 @@ def function_of(op):
     return name if name.startswith("linalg.") else name.split(".")[0]
 
 
-def is_differentiable(op):
-    return op.differentiable or op.name in DIFFERENTIABLE_DESPITE_FLAG
-
-
 def grad_ops():
     """The registry's differentiable ops that take float64 (pow.int, tril_indices and
     triu_indices take no floating-point input: there is nothing to differentiate)."""
-    return [op for op in OPS if is_differentiable(op) and f64 in op.dtypes]
+    return [op for op in OPS if op.differentiable and f64 in op.dtypes]
 
 
 def float_specs(sample):

@@ -8,7 +8,6 @@ has a formula or is declared not differentiable, and the samples cover what they
 
 import pytest
 from grad_cases import (
-    DIFFERENTIABLE_DESPITE_FLAG,
     EXTRA_SAMPLES,
     NO_LAYOUT,
     NO_ZERO_DIM,
@@ -86,7 +85,7 @@ def _specs(op):
 
 
 def test_the_local_tables_name_registry_ops():
-    named = DIFFERENTIABLE_DESPITE_FLAG | set(EXTRA_SAMPLES) | set(UNDEFINED)
+    named = set(EXTRA_SAMPLES) | set(UNDEFINED)
     assert named - set(BY_NAME) == set()
     assert (NO_ZERO_DIM | NO_LAYOUT) - set(_targets()) == set()
 

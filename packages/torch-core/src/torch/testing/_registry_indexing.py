@@ -18,8 +18,14 @@ def _np(x):
     return x.numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
 
 
+# integer results: no gradient
+_NOT_DIFFERENTIABLE = {
+    "nonzero", "argwhere", "where_one_arg", "searchsorted", "bucketize", "bincount", "histc"
+}  # fmt: skip
+
+
 def _index(name, ref, samples, dtypes=ALL, result="same", **kw):
-    kw = {"inplace": False, "differentiable": False, **kw}
+    kw = {"inplace": False, "differentiable": name not in _NOT_DIFFERENTIABLE, **kw}
     return OpInfo(name, "index", ref, dtypes, fixed(*samples), result=result, **kw)
 
 

@@ -51,7 +51,7 @@ def _linalg(name, fn, ref, samples, result="same", **kw):
     kw.setdefault("tol", TOL)
     return OpInfo(
         name, "linalg", ref, LINALG, fixed(*samples), fn=fn, result=result, domain=(-1, 1),
-        differentiable=False, method=False, inplace=False, out=False, **kw,
+        differentiable=name != "linalg.matrix_rank", method=False, inplace=False, out=False, **kw,
     )  # fmt: skip
 
 

@@ -118,7 +118,8 @@ def _scan(name, ref, dtypes=ALL, result="int64", **kw):
 
 
 def _order(name, ref, dtypes, samples, result=("same", "long"), **kw):
-    kw = {"inplace": False, "out": False, "differentiable": False, **kw}
+    differentiable = name not in ("argsort", "unique", "unique_consecutive")  # integer/set results
+    kw = {"inplace": False, "out": False, "differentiable": differentiable, **kw}
     return OpInfo(name, "order", ref, dtypes, fixed(*samples), result=result, **kw)
 
 
@@ -133,10 +134,8 @@ OPS = [
     _scan("cumprod", lambda a, dim: np.cumprod(a, axis=dim), domain=(-2, 2), tol=LOW),
     _scan("logcumsumexp", lambda a, dim: np.logaddexp.accumulate(a, axis=dim), FLOATS, "same",
           tol=LOW),
-    _scan("cummax", _np_cum_arg(np.greater), NUMERIC, ("same", "long"), fn=_pair("cummax"),
-          differentiable=False),
-    _scan("cummin", _np_cum_arg(np.less), NUMERIC, ("same", "long"), fn=_pair("cummin"),
-          differentiable=False),
+    _scan("cummax", _np_cum_arg(np.greater), NUMERIC, ("same", "long"), fn=_pair("cummax")),
+    _scan("cummin", _np_cum_arg(np.less), NUMERIC, ("same", "long"), fn=_pair("cummin")),
 
     _order("sort", _as_1d(_np_sort), ALL, ALONG_DIM + [on(T((3, 5)), 1, True),
            on(T((4, 3), "t"), 0, descending=True), on(T(()), -1, True)], fn=_pair("sort")),
