@@ -117,8 +117,8 @@ class Node:
             return ""
         if isinstance(w, str):
             return f", whose forward was called from:\n{w}"
-        code, line = w
-        return f" (forward called at {code.co_filename}:{line})"
+        code, lasti = w
+        return f" (forward called at {code.co_filename}:{_line_of(code, lasti)})"
 
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
@@ -256,11 +256,13 @@ def sum_to(g, shape):
 
 
 _in_torch = {}  # code object -> whether it belongs to the torch package
+_getframe = sys._getframe
 
 
 def _user_frame():
-    """(code, line) of the nearest caller outside the torch package."""
-    f = sys._getframe(2)
+    """(code, instruction offset) of the nearest caller outside the torch package (the line
+    number is looked up only when an error needs it)."""
+    f = _getframe(2)
     while f is not None:
         code = f.f_code
         inside = _in_torch.get(code)
@@ -268,9 +270,19 @@ def _user_frame():
             module = f.f_globals.get("__name__") or ""
             inside = _in_torch[code] = module == "torch" or module.startswith("torch.")
         if not inside:
-            return (code, f.f_lineno)
+            return (code, f.f_lasti)
         f = f.f_back
     return None
+
+
+def _line_of(code, lasti):
+    line = None
+    for start, _, lineno in code.co_lines():
+        if start > lasti:
+            break
+        if lineno is not None:
+            line = lineno
+    return line
 
 
 def _forward_stack():
@@ -329,7 +341,7 @@ def _link(node, inputs):
     edges, needs = [], []
     for x in inputs:
         e = None
-        if isinstance(x, Tensor):
+        if x.__class__ is Tensor or isinstance(x, Tensor):
             base = x._base
             if base is not None and x._rebases_seen != base._rebases:
                 _fresh_view(x, base)
@@ -337,7 +349,9 @@ def _link(node, inputs):
             if fn is not None:
                 e = (fn, x.output_nr)
             elif x.requires_grad:
-                e = (accumulator(x), 0)
+                ref = x._accumulator
+                acc = ref() if ref is not None else None
+                e = (acc if acc is not None else accumulator(x), 0)
         edges.append(e)
         needs.append(e is not None)
     node._edges = edges
@@ -379,6 +393,27 @@ def _run(op, cls, args, kwargs):
 def record(gate, args, kwargs):
     """The recorder the core's gates call when some argument requires grad."""
     spec = gate.formula
+    if kwargs or spec.inplace:
+        return _record_with_kwargs(gate, spec, args, kwargs)
+    cls = spec.formula
+    out = gate.__wrapped__(*args) if not cls.python_inside else _run(gate.__wrapped__, cls, args, {})
+    if out is NotImplemented:
+        return out
+    if cls.view or out.__class__ is not Tensor or not cls.float_output or anomaly["enabled"]:
+        return _finish(cls, out, args, {})
+    for a in args:  # ops that may return their input unchanged (contiguous, to)
+        if out is a:
+            return out
+    # the hot path: _finish for one float output of a non-view op, inlined
+    node = cls()
+    node._where = _user_frame()
+    out.grad_fn = node
+    _mark_requires_grad(out)
+    _link(node, node.save(out, *args))
+    return out
+
+
+def _record_with_kwargs(gate, spec, args, kwargs):
     out_arg = kwargs.pop("out", None) if kwargs else None
     if spec.inplace:
         return _record_inplace(gate, spec, args[0], args, kwargs)
@@ -395,13 +430,26 @@ def record(gate, args, kwargs):
     out = _run(gate.__wrapped__, cls, args, kwargs)
     if out is NotImplemented:
         return out
-    if cls.view is False:
+    return _finish(cls, out, args, kwargs)
+
+
+def _finish(cls, out, args, kwargs):
+    """Record the node: attach it to the outputs, let it save what it needs, link it to the
+    nodes of its inputs."""
+    if not cls.view:
         for a in args:  # ops that may return their input unchanged (contiguous, to)
             if out is a:
                 return out
     node = cls()
     node._where = _user_frame() if not anomaly["enabled"] else _forward_stack()
-    _attach(node, out)  # first, so that save() sees which tensors are the node's outputs
+    if out.__class__ is Tensor:  # first, so that save() sees which tensors are its outputs
+        out.grad_fn = node
+        if not cls.float_output and not out.is_floating_point():
+            del out.grad_fn
+        else:
+            _mark_requires_grad(out)
+    else:
+        _attach(node, out)
     _link(node, node.save(out, *args, **kwargs) if kwargs else node.save(out, *args))
     if cls.view:
         base = args[0]
