@@ -277,6 +277,18 @@ WRITES = {
         1, INDEX2, s, "sum", include_self=False
     ),
     "scatter_reduce mean": lambda x, s: x.scatter_reduce(0, INDEX2 % 3, s, "mean"),
+    "scatter_reduce prod": lambda x, s: x.scatter_reduce(1, INDEX2, s, "prod"),
+    "scatter_reduce prod without self": lambda x, s: x.scatter_reduce(
+        0, INDEX2 % 3, s, "prod", include_self=False
+    ),
+    "scatter_reduce amax": lambda x, s: x.scatter_reduce(1, INDEX2, s, "amax"),
+    "scatter_reduce amin without self": lambda x, s: x.scatter_reduce(
+        1, INDEX2, s, "amin", include_self=False
+    ),
+    "scatter multiply": lambda x, s: x.scatter(1, INDEX2, s, reduce="multiply"),
+    "scatter_ multiply value": lambda x, s: (x * s[0, 0]).scatter_(
+        1, INDEX2, 1.5, reduce="multiply"
+    ),
     "index_add": lambda x, s: x.index_add(1, IDX, s, alpha=2),
     "index_copy": lambda x, s: x.index_copy(1, torch.tensor([3, 0, 1]), s),
     "index_fill": lambda x, s: x.index_fill(1, IDX, s[0, 0]),
@@ -296,6 +308,106 @@ def test_index_writes(name, make):
 def test_index_writes_of_0d():
     check(lambda x, s: x.scatter(0, torch.tensor(0), s), leaf(), leaf(seed=1))
     check(lambda x, s: x.index_add(0, torch.tensor([0, 0]), s), leaf(), leaf(2, seed=1))
+
+
+# scatter_reduce prod/amax/amin against the gradient of each group (an element of self
+# and the src values scattered onto it), computed member by member in NumPy
+ROWS = np.array([[0, 2, 1, 0], [3, 0, 0, 2], [0, 0, 1, 1]])  # into 4x4 along dim 0
+
+
+def expected_scatter_reduce_grads(x, src, reduce, include_self, g):
+    gx, gs = np.zeros_like(x), np.zeros_like(src)
+    for i, j in np.ndindex(*x.shape):
+        ks = [k for k in range(ROWS.shape[0]) if ROWS[k, j] == i]
+        if not ks:
+            gx[i, j] = g[i, j]
+            continue
+        # the group's members: (value, where its gradient goes)
+        members = [(x[i, j], (gx, (i, j)))] if include_self else []
+        members += [(src[k, j], (gs, (k, j))) for k in ks]
+        values = np.array([v for v, _ in members])
+        for m, (_, (grad, at)) in enumerate(members):
+            if reduce == "prod":
+                grad[at] = g[i, j] * np.prod(np.delete(values, m))
+            else:
+                result = values.max() if reduce == "amax" else values.min()
+                ties = np.count_nonzero(values == result)
+                grad[at] = g[i, j] / ties if values[m] == result else 0.0
+    return gx, gs
+
+
+def with_zeros(x, src):
+    x[0, 0] = 0  # self is the only zero of its group (src[0, 0], src[2, 0])
+    src[1, 1] = src[2, 1] = 0  # two src zeros in the group of x[0, 1]
+    src[0, 2] = 0  # the only zero in the group of x[1, 2]
+    x[3, 0] = src[1, 0] = 0  # self and src zero (one zero without self)
+    x[3, 1] = 0  # nothing is written to it
+    return x, src
+
+
+SCATTER_DATA = {
+    "distinct": lambda x, src: (x, src),
+    "ties": lambda x, src: (np.round(x * 2) / 2, np.round(src * 2) / 2),
+    "zeros": with_zeros,
+}
+
+
+@pytest.mark.parametrize("data", list(SCATTER_DATA))
+@pytest.mark.parametrize("include_self", [True, False], ids=["self", "without self"])
+@pytest.mark.parametrize("reduce", ["prod", "amax", "amin"])
+def test_scatter_reduce_grad_values(reduce, include_self, data):
+    x, src = SCATTER_DATA[data](rand(4, 4).numpy(), rand(3, 4, seed=1).numpy())
+    if data == "ties":  # and ties with the self element
+        assert np.count_nonzero(x[ROWS[:, 0], 0] == src[:, 0]) > 0
+    g = rand(4, 4, seed=2)
+    xt = torch.tensor(x, requires_grad=True)
+    st = torch.tensor(src, requires_grad=True)
+    out = xt.scatter_reduce(0, torch.tensor(ROWS), st, reduce, include_self=include_self)
+    out.backward(g)
+    gx, gs = expected_scatter_reduce_grads(x, src, reduce, include_self, g.numpy())
+    np.testing.assert_allclose(xt.grad.numpy(), gx, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(st.grad.numpy(), gs, rtol=1e-12, atol=1e-15)
+
+
+def test_scatter_reduce_ties_share_the_gradient_evenly():
+    x = torch.tensor([1.0, 5.0], dtype=D, requires_grad=True)
+    s = torch.tensor([1.0, 1.0, 0.5], dtype=D, requires_grad=True)
+    index = torch.tensor([0, 0, 0])
+    x.scatter_reduce(0, index, s, "amax").sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1 / 3, 1])
+    np.testing.assert_array_equal(s.grad.numpy(), [1 / 3, 1 / 3, 0])
+    # without self, x[0] (equal to the result as well) takes no share
+    x.grad = s.grad = None
+    x.scatter_reduce(0, index, s, "amax", include_self=False).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0, 1])
+    np.testing.assert_array_equal(s.grad.numpy(), [0.5, 0.5, 0])
+
+
+@pytest.mark.parametrize("include_self", [True, False], ids=["self", "without self"])
+@pytest.mark.parametrize("make", [leaf, noncontig], ids=["contiguous", "transposed"])
+def test_scatter_reduce_prod_with_zeros_double_backward(make, include_self):
+    # the product is a polynomial: finite differences are exact enough at zeros too
+    x, src = with_zeros(rand(4, 4).numpy(), rand(3, 4, seed=1).numpy())
+    x = make(4, 4).detach().copy_(torch.tensor(x)).requires_grad_()
+    src = torch.tensor(src, requires_grad=True)
+    index = torch.tensor(ROWS)
+    check(lambda x, s: x.scatter_reduce(0, index, s, "prod", include_self=include_self), x, src)
+    check(lambda x, s: x.t().scatter_reduce(1, index.t(), s.t(), "prod"), x, src)
+
+
+@pytest.mark.parametrize("reduce", ["prod", "amax", "amin"])
+def test_scatter_reduce_in_place_on_a_view_of_a_non_leaf(reduce):
+    def fn(x, s):
+        y = x * 1
+        y[1:].scatter_reduce_(0, torch.tensor(ROWS[:2] % 3), s[:2], reduce)
+        return y
+
+    check(fn, leaf(4, 4), leaf(3, 4, seed=1))
+
+
+@pytest.mark.parametrize("reduce", ["prod", "amax", "amin"])
+def test_scatter_reduce_of_0d(reduce):
+    check(lambda x, s: x.scatter_reduce(0, torch.tensor(0), s, reduce), leaf(), leaf(seed=1))
 
 
 # ---------------------------------------------------------------- shape ops

@@ -3,7 +3,8 @@ torch._indexing builds index_select, gather, take, scatter, index_add, ... from.
 
 Every backward here is either a read (getitem, index_select, gather, ``_mask_rows``) or a
 scatter-add into zeros.  The scatters are small Functions whose own backward is the read
-again, so gradients of any order stay exact, and repeated indices add up.
+again, so gradients of any order stay exact, and repeated indices add up.  The reducing
+writes (scatter_reduce prod/amax/amin) also read the old value and the result.
 """
 
 import math
@@ -15,7 +16,7 @@ from torch.autograd.graph import Formula, sum_to
 
 Tensor = torch.Tensor
 
-_SET, _ADD = 0, 1  # _put_rows modes (torch._indexing)
+_SET, _ADD, _MUL, _MAX, _MIN = range(5)  # _put_rows modes (torch._indexing)
 
 
 # ---------------------------------------------------------------- scatters into zeros
@@ -252,22 +253,34 @@ class TakeBackward0(Formula):
 
 
 class PutBackward0(Formula):
-    """_put_rows(target, sub, offsets, values, mode), in place on target: ``set`` and ``add``
-    (index_put, scatter, scatter_add, index_add/copy/fill, masked_scatter, setitem)."""
+    """_put_rows(target, sub, offsets, values, mode), in place on target.
+
+    ``set`` and ``add`` (index_put, scatter, scatter_add, index_add/copy/fill,
+    masked_scatter, setitem) need no values; ``mul``, ``max`` and ``min`` (scatter with
+    reduce='multiply', scatter_reduce prod/amax/amin) read target's old value and the
+    result: each element of target is reduced with the values written to it (its *group*).
+    """
 
     inplace_names = ("_put_rows",)
-    clone_for_inplace = False
+    # mul/max/min need the value before the op.  The recorder cannot tell the modes apart,
+    # so set/add pay for a clone too (and drop it at once).
+    clone_for_inplace = True
 
     def save(self, out, *args):
         if len(args) == 4:  # _put_rows(sub, offsets, values, mode): the target is unknown
             self.geometry = None
             return (args[0], args[2])
-        target, sub, offsets, values, mode = args
-        self.geometry = (_geometry(target), _geometry(sub))
+        old, sub, offsets, values, mode = args
+        # old is the recorder's clone (strides may differ; sub too, if sub was the
+        # target): positions are out's
+        self.geometry = (_geometry(out), _geometry(out if sub is old else sub))
         self.mode = mode
         self.values_meta = (tuple(values.shape), values.dtype)
-        self.save_for_backward(offsets)
-        return (target, values)
+        if mode in (_SET, _ADD):
+            self.save_for_backward(offsets)
+        else:
+            self.save_for_backward(offsets, old, values, out)
+        return (old, values)
 
     def backward(self, g):
         if self.geometry is None:
@@ -276,26 +289,99 @@ class PutBackward0(Formula):
                 "so autograd cannot tell which tensor it modified: pass the written tensor "
                 "first, _put_rows(target, sub, offsets, values, mode)"
             )
-        if self.mode not in (_SET, _ADD):
-            raise RuntimeError(
-                "the gradient of scatter/index_put with reduce='multiply', 'prod', 'amax' or "
-                "'amin' is not implemented"
-            )
-        (offsets,) = self.saved_tensors
+        offsets = self.saved_tensors[0]
         whole, sub = self.geometry
         pos = _positions(whole, sub, offsets)
-        if self.mode == _SET:  # which write each element of target kept last (-1: none)
-            order = torch.arange(pos.numel())
-            last = torch.full((math.prod(whole[0]),), -1, dtype=torch.int64)
-            last[pos.reshape(-1)] = order
-        gt = gv = None
-        if self.needs_input_grad[0]:
-            gt = g if self.mode == _ADD else g.masked_fill((last >= 0).reshape(whole[0]), 0)
-        if self.needs_input_grad[1]:
-            gv = _take_flat(g, pos)
-            if self.mode == _SET:
-                gv = gv.masked_fill(last[pos] != order.reshape(pos.shape), 0)
+        if self.mode == _MUL:
+            gt, gv = self._product_grads(g, pos)
+        elif self.mode in (_MAX, _MIN):
+            gt, gv = self._extreme_grads(g, pos)
+        else:
+            gt, gv = self._write_grads(g, pos)
+        if gv is not None:
             shape, dtype = self.values_meta
             gv = _sum_to_value(gv, shape)
             gv = gv if gv.dtype == dtype else gv.to(dtype)
         return gt, gv
+
+    def _write_grads(self, g, pos):
+        """set/add: target keeps g where it was not overwritten; values read g."""
+        shape = self.geometry[0][0]
+        if self.mode == _SET:  # which write each element of target kept last (-1: none)
+            order = torch.arange(pos.numel())
+            last = torch.full((math.prod(shape),), -1, dtype=torch.int64)
+            last[pos.reshape(-1)] = order
+        gt = gv = None
+        if self.needs_input_grad[0]:
+            gt = g if self.mode == _ADD else g.masked_fill((last >= 0).reshape(shape), 0)
+        if self.needs_input_grad[1]:
+            gv = _take_flat(g, pos)
+            if self.mode == _SET:
+                gv = gv.masked_fill(last[pos] != order.reshape(pos.shape), 0)
+        return gt, gv
+
+    def _group_values(self, pos):
+        _, old, values, out = self.saved_tensors
+        return old, values.to(old.dtype).expand(pos.shape), out
+
+    def _extreme_grads(self, g, pos):
+        """max/min: g is shared evenly by the members of a group equal to the result."""
+        old, values, out = self._group_values(pos)
+        shape = tuple(old.shape)
+        hit_t = old == out
+        hit_v = values == _take_flat(out, pos)
+        count = hit_t.to(g.dtype) + _count_at(hit_v, pos, shape, g.dtype)
+        share = g / count.clamp(min=1)  # count is 0 only where the result is NaN
+        gt = share.masked_fill(~hit_t, 0) if self.needs_input_grad[0] else None
+        gv = _take_flat(share, pos).masked_fill(~hit_v, 0) if self.needs_input_grad[1] else None
+        return gt, gv
+
+    def _product_grads(self, g, pos):
+        """mul: each member of a group gets g times the product of the other members.
+
+        That is result / member without zeros.  With zeros: (product of the group's nonzero
+        members / the member, if nonzero) times the product of the zeros among the others,
+        which is 1 (none), the other zero itself (one: kept as a variable, so that double
+        backward sees its derivative) or 0 (several)."""
+        old, values, out = self._group_values(pos)
+        shape = tuple(old.shape)
+        zero_t, zero_v = old == 0, values == 0
+        if not (bool(zero_t.any()) or bool(zero_v.any())):
+            return (
+                g * out / old if self.needs_input_grad[0] else None,
+                _take_flat(g * out, pos) / values if self.needs_input_grad[1] else None,
+            )
+        old_nz, values_nz = old.masked_fill(zero_t, 1), values.masked_fill(zero_v, 1)
+        nonzero_product = old_nz.reshape(-1).clone()
+        _C._put_rows(nonzero_product, nonzero_product[0], pos, values_nz, _MUL)
+        gp = g * nonzero_product.reshape(shape)
+        # per group: how many zeros, and their sum (0, but with derivative 1 in each zero)
+        zeros = zero_t.to(g.dtype) + _count_at(zero_v, pos, shape, g.dtype)
+        zero_sum = old.masked_fill(~zero_t, 0) + _add_flat(
+            values.masked_fill(~zero_v, 0), pos, shape
+        )
+        gt = gv = None
+        if self.needs_input_grad[0]:
+            gt = gp / old_nz * _other_zeros_product(old, zero_t, zeros, zero_sum)
+        if self.needs_input_grad[1]:
+            zeros, zero_sum = _take_flat(zeros, pos), _take_flat(zero_sum, pos)
+            gv = _take_flat(gp, pos) / values_nz
+            gv = gv * _other_zeros_product(values, zero_v, zeros, zero_sum)
+        return gt, gv
+
+
+def _other_zeros_product(member, is_zero, zeros, zero_sum):
+    """The product of the zeros in each member's group other than the member itself:
+    1 with none, that zero with one (so its derivative is 1), 0 with more."""
+    others = zeros - is_zero.to(zeros.dtype)
+    the_other = (zero_sum - member.masked_fill(~is_zero, 0)).masked_fill(others != 1, 0)
+    return (others == 0).to(member.dtype) + the_other
+
+
+def _count_at(mask, pos, shape, dtype):
+    """How many true elements of mask land on each element of a tensor of ``shape``."""
+    return (
+        torch.zeros(math.prod(shape), dtype=dtype)
+        .index_add_(0, pos.reshape(-1), mask.reshape(-1).to(dtype))
+        .reshape(shape)
+    )
