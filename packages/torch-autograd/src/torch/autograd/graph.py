@@ -309,7 +309,8 @@ class Formula(Node):
 
     ``inplace_names``: the in-place variants (``add_``, ``__iadd__``); ``view = True`` marks
     ops whose output shares the input's memory; ``clone_for_inplace = False`` says backward
-    never reads the value of the tensor an in-place variant overwrites.
+    never reads the value of the tensor an in-place variant overwrites (it may also be a
+    function of the op's arguments).
     """
 
     names = ()
@@ -477,7 +478,10 @@ def _record_inplace(gate, spec, target, args, kwargs):
     cls = spec.formula
     target_edge = edge(target)
     old = target
-    if cls.clone_for_inplace:
+    clone = cls.clone_for_inplace
+    if callable(clone):  # it depends on the arguments (e.g. the mode of _put_rows)
+        clone = clone(*args, **kwargs) if kwargs else clone(*args)
+    if clone:
         # the value before the op, for save(); recorded, so that a create_graph backward
         # differentiates through it back to the target's old history
         old = target.clone()

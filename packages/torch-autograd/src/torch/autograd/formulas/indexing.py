@@ -262,9 +262,10 @@ class PutBackward0(Formula):
     """
 
     inplace_names = ("_put_rows",)
-    # mul/max/min need the value before the op.  The recorder cannot tell the modes apart,
-    # so set/add pay for a clone too (and drop it at once).
-    clone_for_inplace = True
+
+    @staticmethod
+    def clone_for_inplace(target, sub, offsets, values, mode):
+        return mode not in (_SET, _ADD)  # only mul/max/min read the old values
 
     def save(self, out, *args):
         if len(args) == 4:  # _put_rows(sub, offsets, values, mode): the target is unknown
