@@ -397,7 +397,8 @@ def record(gate, args, kwargs):
     if kwargs or spec.inplace:
         return _record_with_kwargs(gate, spec, args, kwargs)
     cls = spec.formula
-    out = gate.__wrapped__(*args) if not cls.python_inside else _run(gate.__wrapped__, cls, args, {})
+    op = gate.__wrapped__
+    out = op(*args) if not cls.python_inside else _run(op, cls, args, {})
     if out is NotImplemented:
         return out
     if cls.view or out.__class__ is not Tensor or not cls.float_output or anomaly["enabled"]:
