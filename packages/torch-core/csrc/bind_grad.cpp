@@ -5,7 +5,7 @@
 // through a gate costs one flag test and a scan of the arguments when nothing requires grad:
 //
 //   grad mode on and some Tensor argument (or a Tensor inside a list/tuple argument)
-//   requires grad   -> recorder(gate, args_tuple, kwargs_dict_or_None)
+//   requires grad   -> recorder(gate, args_tuple, kwargs_dict_or_None, caller_frame)
 //   otherwise       -> op(*args, **kwargs), unchanged
 //
 // A gate placed on the Tensor class binds like a function (it has __get__), so `a + b`
@@ -110,7 +110,11 @@ PyObject* gate_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObje
         Py_CLEAR(kwargs);
   }
   PyObject* result = nullptr;
-  if (kwargs) result = PyObject_CallFunctionObjArgs(g_recorder, self, tuple, kwargs, nullptr);
+  // The caller's frame lets the recorder note where the op was called without a lookup.
+  PyObject* frame = reinterpret_cast<PyObject*>(PyEval_GetFrame());
+  if (!frame) frame = Py_None;
+  if (kwargs)
+    result = PyObject_CallFunctionObjArgs(g_recorder, self, tuple, kwargs, frame, nullptr);
   Py_DECREF(tuple);
   Py_XDECREF(kwargs);
   return result;
@@ -231,6 +235,19 @@ void bind_grad(py::module_& m, py::class_<Tensor>& cls) {
     bool prev = t_grad_enabled;
     t_grad_enabled = on;
     return prev;
+  });
+  // For backward formulas of broadcasting ops: per input, None when it is not a tensor or
+  // has the output's shape (nothing to sum), else its shape. One call instead of several.
+  m.def("_broadcast_shapes_of", [](const Tensor& out, py::args inputs) {
+    py::tuple r(inputs.size());
+    for (size_t i = 0; i < inputs.size(); i++) {
+      py::handle h = inputs[i];
+      if (!py::isinstance<Tensor>(h) || h.cast<const Tensor&>().sizes() == out.sizes())
+        r[i] = py::none();
+      else
+        r[i] = size_object(h.cast<const Tensor&>().sizes());
+    }
+    return r;
   });
   // Output flag of a recorded op; unlike the requires_grad property, allowed on non-leaves.
   m.def("_mark_requires_grad", [](const Tensor& t) { t.impl()->requires_grad = true; });

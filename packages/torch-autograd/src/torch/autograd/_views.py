@@ -39,7 +39,6 @@ class CopySlices(Node):
         self.view_geometry = (tuple(view.shape), view.stride(), view.storage_offset())
         others = [e for i, e in enumerate(node._edges) if i not in self_slots]
         self._edges = [base_edge] + others
-        self.needs_input_grad = tuple(e is not None for e in self._edges)
 
     def name(self):
         return "CopySlices"
@@ -74,7 +73,6 @@ class AsStridedView(Node):
         node.base_offset = base.storage_offset()
         node.view_geometry = (tuple(view.shape), view.stride(), view.storage_offset())
         node._edges = [base_edge]
-        node.needs_input_grad = (True,)
         return node
 
     def name(self):

@@ -16,6 +16,7 @@ class FunctionCtx(Node):
 
     multi_output = True
     materialize_grads = True
+    needs_input_grad = ()  # set by apply() before forward runs
     _to_save = ()
     _dirty = ()
     _non_differentiable = ()

@@ -51,6 +51,11 @@ class Node:
     def name(self):
         return type(self).__name__
 
+    @property
+    def needs_input_grad(self):
+        """Per input of the forward op: whether backward must compute its gradient."""
+        return tuple(e is not None for e in self._edges)
+
     def _materialize(self, grads):
         """Zeros for the outputs that received no gradient (integer outputs stay None)."""
         return [
@@ -173,13 +178,22 @@ class RemovableHandle:
 
 
 class AccumulateGrad(Node):
-    """The sink of a leaf tensor: adds the incoming gradient into ``variable.grad``."""
+    """The sink of a leaf tensor: adds the incoming gradient into ``variable.grad``.
+
+    The leaf owns its AccumulateGrad, which refers back to it weakly (no cycle): a leaf the
+    user dropped needs no gradient."""
 
     def __init__(self, variable):
-        self.variable = variable
+        self._variable = weakref.ref(variable)
+
+    @property
+    def variable(self):
+        return self._variable()
 
     def apply_accumulate(self, grad):
-        var = self.variable
+        var = self._variable()
+        if var is None:
+            return
         for hook in var.__dict__.get("_backward_hooks", ()):
             new = hook(grad)
             if new is not None:
@@ -200,16 +214,14 @@ class AccumulateGrad(Node):
             hook(var)
 
 
-Tensor._accumulator = None  # weakref to a leaf's AccumulateGrad
+Tensor._accumulator = None  # a leaf's AccumulateGrad, made when an op first uses the leaf
 
 
 def accumulator(t):
-    """The AccumulateGrad node of leaf t, shared by every op that uses t (weakly cached)."""
-    ref = t._accumulator
-    node = ref() if ref is not None else None
+    """The AccumulateGrad node of leaf t, shared by every op that uses t."""
+    node = t._accumulator
     if node is None:
-        node = AccumulateGrad(t)
-        t._accumulator = weakref.ref(node)
+        node = t._accumulator = AccumulateGrad(t)
     return node
 
 
@@ -259,10 +271,10 @@ _in_torch = {}  # code object -> whether it belongs to the torch package
 _getframe = sys._getframe
 
 
-def _user_frame():
+def _user_frame(depth=2):
     """(code, instruction offset) of the nearest caller outside the torch package (the line
     number is looked up only when an error needs it)."""
-    f = _getframe(2)
+    f = _getframe(depth)
     while f is not None:
         code = f.f_code
         inside = _in_torch.get(code)
@@ -319,7 +331,6 @@ class Formula(Node):
     python_inside = False  # True: the op calls back into Python ops, run them unrecorded
     view = False
     clone_for_inplace = True
-    needs_input_grad = ()
 
     def save(self, out, *args, **kwargs):
         raise NotImplementedError
@@ -331,32 +342,31 @@ class Formula(Node):
 class OpSpec:
     """What a gate carries for the recorder: the formula and how the op writes its result."""
 
-    __slots__ = ("formula", "name", "inplace")
+    __slots__ = ("formula", "name", "inplace", "fast")
 
     def __init__(self, formula, name, inplace):
         self.formula, self.name, self.inplace = formula, name, inplace
+        # the hot path of record(): one float output, not a view, nothing special
+        self.fast = not (inplace or formula.view or formula.python_inside) and formula.float_output
 
 
 def _link(node, inputs):
     """node's edges to the nodes that made its inputs (the hot path of recording: inlined)."""
-    edges, needs = [], []
+    edges = []
     for x in inputs:
         e = None
-        if x.__class__ is Tensor or isinstance(x, Tensor):
+        if (x.__class__ is Tensor or isinstance(x, Tensor)) and x.requires_grad:
             base = x._base
             if base is not None and x._rebases_seen != base._rebases:
                 _fresh_view(x, base)
             fn = x.grad_fn
             if fn is not None:
                 e = (fn, x.output_nr)
-            elif x.requires_grad:
-                ref = x._accumulator
-                acc = ref() if ref is not None else None
+            else:
+                acc = x._accumulator
                 e = (acc if acc is not None else accumulator(x), 0)
         edges.append(e)
-        needs.append(e is not None)
     node._edges = edges
-    node.needs_input_grad = tuple(needs)
 
 
 def _attach(node, out):
@@ -391,24 +401,24 @@ def _run(op, cls, args, kwargs):
         _set_grad_enabled(prev)
 
 
-def record(gate, args, kwargs):
-    """The recorder the core's gates call when some argument requires grad."""
+def record(gate, args, kwargs, frame=None):
+    """The recorder the core's gates call when some argument requires grad (frame: the
+    caller's, which the gate passes)."""
     spec = gate.formula
-    if kwargs or spec.inplace:
+    if kwargs or not spec.fast or anomaly["enabled"]:
         return _record_with_kwargs(gate, spec, args, kwargs)
-    cls = spec.formula
-    op = gate.__wrapped__
-    out = op(*args) if not cls.python_inside else _run(op, cls, args, {})
-    if out is NotImplemented:
-        return out
-    if cls.view or out.__class__ is not Tensor or not cls.float_output or anomaly["enabled"]:
-        return _finish(cls, out, args, {})
+    out = gate.__wrapped__(*args)
+    if out.__class__ is not Tensor:  # NotImplemented, or several outputs
+        return out if out is NotImplemented else _finish(spec.formula, out, args, {})
     for a in args:  # ops that may return their input unchanged (contiguous, to)
         if out is a:
             return out
-    # the hot path: _finish for one float output of a non-view op, inlined
-    node = cls()
-    node._where = _user_frame()
+    node = spec.formula()
+    code = frame.f_code if frame is not None else None
+    if _in_torch.get(code) is False:  # called from user code: note where
+        node._where = (code, frame.f_lasti)
+    else:
+        node._where = _user_frame()
     out.grad_fn = node
     _mark_requires_grad(out)
     _link(node, node.save(out, *args))
@@ -501,7 +511,6 @@ def _record_inplace(gate, spec, target, args, kwargs):
     self_slots = [i for i, x in enumerate(inputs) if x is target or x is old]
     for i in self_slots:  # the overwritten value's history, as it was before the op
         node._edges[i] = target_edge
-    node.needs_input_grad = tuple(e is not None for e in node._edges)
     if not floating:
         return out
     if base is not None and (base.requires_grad or any(node.needs_input_grad)):

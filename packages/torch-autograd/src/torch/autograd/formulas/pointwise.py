@@ -3,17 +3,19 @@
 import math
 
 import torch
+from torch import _C
 from torch.autograd.graph import Formula, sum_to
 
 Tensor = torch.Tensor
 
 
-def _shape(x):
-    return x.shape if isinstance(x, Tensor) else None
+# per input: None when it has the output's shape (or is a number), else its shape
+_shapes = _C._broadcast_shapes_of
 
 
 def _unbroadcast(g, shape):
-    return None if shape is None else sum_to(g, shape)
+    """g summed back to an input's shape (None: the input had the output's shape)."""
+    return g if shape is None else sum_to(g, shape)
 
 
 # ---------------------------------------------------------------- unary
@@ -124,7 +126,7 @@ class AddBackward0(Formula):
     clone_for_inplace = False
 
     def save(self, out, a, b, alpha=1):
-        self.shapes = (a.shape, b.shape if isinstance(b, Tensor) else None)
+        self.shapes = _shapes(out, a, b)
         self.alpha = alpha
         return a, b
 
@@ -140,7 +142,7 @@ class SubBackward0(Formula):
     clone_for_inplace = False
 
     def save(self, out, a, b, alpha=1):
-        self.shapes = (_shape(a), _shape(b))
+        self.shapes = _shapes(out, a, b)
         self.alpha = alpha
         return a, b
 
@@ -168,7 +170,7 @@ class RsubBackward0(Formula):
     names = ("__rsub__",)
 
     def save(self, out, a, b):
-        self.shapes = (_shape(a), _shape(b))
+        self.shapes = _shapes(out, a, b)
         return a, b
 
     def backward(self, g):
@@ -183,7 +185,7 @@ class MulBackward0(Formula):
     def save(self, out, a, b):
         need_a, need_b = _requires(a), _requires(b)
         self.save_for_backward(a if need_b else None, b if need_a else None)
-        self.shapes = (_shape(a), _shape(b))
+        self.shapes = _shapes(out, a, b)
         self.numbers = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
         return a, b
 
@@ -214,7 +216,7 @@ class DivBackward0(Formula):
     def save(self, out, a, b, rounding_mode=None):
         self.rounding = rounding_mode
         self.save_for_backward(a if _requires(b) else None, b if isinstance(b, Tensor) else None)
-        self.shapes = (_shape(a), _shape(b))
+        self.shapes = _shapes(out, a, b)
         self.numbers = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
         return a, b
 
@@ -237,7 +239,7 @@ class RdivBackward0(Formula):
 
     def save(self, out, a, b):  # b / a
         self.save_for_backward(a, out)
-        self.shapes = (_shape(a), _shape(b))
+        self.shapes = _shapes(out, a, b)
         return a, b
 
     def backward(self, g):
@@ -252,7 +254,7 @@ class FloorDivideBackward0(Formula):
     clone_for_inplace = False
 
     def save(self, out, a, b):
-        self.shapes = (_shape(a), _shape(b))
+        self.shapes = _shapes(out, a, b)
         return a, b
 
     def backward(self, g):
@@ -269,7 +271,7 @@ class PowBackward0(Formula):
             b if isinstance(b, Tensor) else None,
             out if _requires(b) else None,
         )
-        self.shapes = (_shape(a), _shape(b))
+        self.shapes = _shapes(out, a, b)
         self.numbers = (None if isinstance(a, Tensor) else a, None if isinstance(b, Tensor) else b)
         return a, b
 
@@ -314,7 +316,7 @@ class Atan2Backward0(Formula):
 
     def save(self, out, a, b):
         self.save_for_backward(a, b)
-        self.shapes = (_shape(a), _shape(b))
+        self.shapes = _shapes(out, a, b)
         return a, b
 
     def backward(self, g):
@@ -329,7 +331,7 @@ class FmodBackward0(Formula):
 
     def save(self, out, a, b):
         self.save_for_backward(a if _requires(b) else None, b if _requires(b) else None)
-        self.shapes = (_shape(a), _shape(b))
+        self.shapes = _shapes(out, a, b)
         return a, b
 
     def backward(self, g):
@@ -346,7 +348,7 @@ class RemainderBackward0(Formula):
 
     def save(self, out, a, b):
         self.save_for_backward(a if _requires(b) else None, b if _requires(b) else None)
-        self.shapes = (_shape(a), _shape(b))
+        self.shapes = _shapes(out, a, b)
         return a, b
 
     def backward(self, g):
@@ -367,7 +369,7 @@ class MaximumBackward0(Formula):
     def save(self, out, a, b):
         self.save_for_backward(a, b if isinstance(b, Tensor) else None)
         self.number = None if isinstance(b, Tensor) else b
-        self.shapes = (_shape(a), _shape(b))
+        self.shapes = _shapes(out, a, b)
         return a, b
 
     def backward(self, g):
@@ -389,7 +391,7 @@ class WhereBackward0(Formula):
 
     def save(self, out, cond, a, b):
         self.save_for_backward(cond)
-        self.shapes = (_shape(a), _shape(b))
+        self.shapes = _shapes(out, a, b)
         return None, a, b
 
     def backward(self, g):
@@ -413,7 +415,7 @@ class LerpBackward0(Formula):
             end if _requires(weight) else None,
         )
         self.weight = None if w_tensor else weight
-        self.shapes = (_shape(start), _shape(end), _shape(weight))
+        self.shapes = _shapes(out, start, end, weight)
         return start, end, weight
 
     def backward(self, g):
@@ -435,7 +437,7 @@ class AddcmulBackward0(Formula):
     def save(self, out, x, t1, t2, value=1):
         self.save_for_backward(t1, t2)
         self.value = value
-        self.shapes = (_shape(x), _shape(t1), _shape(t2))
+        self.shapes = _shapes(out, x, t1, t2)
         return x, t1, t2
 
     def backward(self, g):
@@ -454,7 +456,7 @@ class AddcdivBackward0(Formula):
     def save(self, out, x, t1, t2, value=1):
         self.save_for_backward(t1, t2)
         self.value = value
-        self.shapes = (_shape(x), _shape(t1), _shape(t2))
+        self.shapes = _shapes(out, x, t1, t2)
         return x, t1, t2
 
     def backward(self, g):
@@ -489,7 +491,7 @@ class CopyBackwards(Formula):
     clone_for_inplace = False
 
     def save(self, out, x, src, non_blocking=False):
-        self.shape = _shape(src)
+        (self.shape,) = _shapes(out, src)
         self.dtype = src.dtype if isinstance(src, Tensor) else None
         return x, src
 
