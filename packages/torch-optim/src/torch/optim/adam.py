@@ -1,0 +1,109 @@
+"""Adam: moment estimates of the gradient and of its square, with bias correction."""
+
+import math
+
+import torch
+
+from .optimizer import (
+    Optimizer,
+    _check_betas,
+    _check_nonnegative,
+    _check_not_differentiable,
+    _closure_loss,
+)
+
+__all__ = ["Adam"]
+
+
+class Adam(Optimizer):
+    """Adam (Kingma & Ba, 2014), with the AMSGrad variant and L2 or decoupled weight decay.
+
+    With ``g`` the gradient (negated if ``maximize``), plus ``weight_decay * p`` unless
+    ``decoupled_weight_decay`` (then ``p *= 1 - lr * weight_decay`` first, as AdamW):
+    ``m = b1 m + (1 - b1) g``, ``v = b2 v + (1 - b2) g^2`` (``v`` its running maximum with
+    ``amsgrad``), ``p -= lr * m / (1 - b1^t) / (sqrt(v / (1 - b2^t)) + eps)``.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        amsgrad=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+        decoupled_weight_decay=False,
+    ):
+        _check_nonnegative(lr=lr, eps=eps)
+        _check_betas(betas)
+        _check_nonnegative(weight_decay=weight_decay)
+        _check_not_differentiable(differentiable)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )
+        super().__init__(params, defaults)
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr = group["lr"]
+            beta1, beta2 = group["betas"]
+            eps = group["eps"]
+            weight_decay = group["weight_decay"]
+            decoupled = group["decoupled_weight_decay"]
+            amsgrad = group["amsgrad"]
+            maximize = group["maximize"]
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                state = self.state[p]
+                if not state:
+                    state["step"] = torch.tensor(0.0)
+                    state["exp_avg"] = torch.zeros_like(p)
+                    state["exp_avg_sq"] = torch.zeros_like(p)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = torch.zeros_like(p)
+                if maximize:
+                    grad = -grad
+                if weight_decay != 0:
+                    if decoupled:
+                        p.mul_(1 - lr * weight_decay)
+                    else:
+                        grad = grad.add(p, alpha=weight_decay)
+                step_t = state["step"]
+                step_t += 1
+                step = step_t.item()
+                exp_avg = state["exp_avg"]
+                exp_avg_sq = state["exp_avg_sq"]
+                # Binary in-place ops: the core's lerp_/addcmul_/addcdiv_ are several times slower.
+                exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
+                scratch = torch.mul(grad, grad)
+                exp_avg_sq.mul_(beta2).add_(scratch, alpha=1 - beta2)
+                if amsgrad:
+                    second = state["max_exp_avg_sq"].maximum_(exp_avg_sq)
+                else:
+                    second = exp_avg_sq
+                # lr m/(1-b1^t) / (sqrt(v)/c + eps) with c = sqrt(1-b2^t), as
+                # (lr c/(1-b1^t)) m / (sqrt(v) + eps c): one pass over the tensor less.
+                c = math.sqrt(1 - beta2**step)
+                denom = torch.sqrt(second, out=scratch).add_(eps * c)
+                p.add_(torch.div(exp_avg, denom, out=denom), alpha=-lr * c / (1 - beta1**step))
+        return loss

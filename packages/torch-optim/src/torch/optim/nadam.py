@@ -1,0 +1,111 @@
+"""NAdam: Adam with Nesterov momentum."""
+
+import math
+
+import torch
+
+from .optimizer import (
+    Optimizer,
+    _check_betas,
+    _check_nonnegative,
+    _check_not_differentiable,
+    _closure_loss,
+)
+
+__all__ = ["NAdam"]
+
+
+class NAdam(Optimizer):
+    """NAdam (Dozat, 2016), with the momentum schedule ``mu_t = b1 (1 - 0.96^(t psi) / 2)``,
+    ``psi = momentum_decay``.
+
+    With ``g`` the gradient (negated if ``maximize``) plus ``weight_decay * p`` (or, with
+    ``decoupled_weight_decay``, ``p *= 1 - lr * weight_decay`` first):
+    ``m = b1 m + (1 - b1) g``, ``v = b2 v + (1 - b2) g^2``,
+    ``m' = mu_{t+1} m / (1 - mu_1...mu_{t+1}) + (1 - mu_t) g / (1 - mu_1...mu_t)`` and
+    ``p -= lr m' / (sqrt(v / (1 - b2^t)) + eps)``.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr=2e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        momentum_decay=4e-3,
+        decoupled_weight_decay=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+    ):
+        _check_nonnegative(lr=lr, eps=eps)
+        _check_betas(betas)
+        _check_nonnegative(weight_decay=weight_decay, momentum_decay=momentum_decay)
+        _check_not_differentiable(differentiable)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            momentum_decay=momentum_decay,
+            decoupled_weight_decay=decoupled_weight_decay,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+        )
+        super().__init__(params, defaults)
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr = group["lr"]
+            beta1, beta2 = group["betas"]
+            eps = group["eps"]
+            weight_decay = group["weight_decay"]
+            momentum_decay = group["momentum_decay"]
+            decoupled = group["decoupled_weight_decay"]
+            maximize = group["maximize"]
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                state = self.state[p]
+                if not state:
+                    state["step"] = torch.tensor(0.0)
+                    state["mu_product"] = torch.tensor(1.0)
+                    state["exp_avg"] = torch.zeros_like(p)
+                    state["exp_avg_sq"] = torch.zeros_like(p)
+                if maximize:
+                    grad = -grad
+                if weight_decay != 0:
+                    if decoupled:
+                        p.mul_(1 - lr * weight_decay)
+                    else:
+                        grad = grad.add(p, alpha=weight_decay)
+                step_t = state["step"]
+                step_t += 1
+                step = step_t.item()
+                mu = beta1 * (1 - 0.5 * 0.96 ** (step * momentum_decay))
+                mu_next = beta1 * (1 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
+                mu_product = state["mu_product"]
+                mu_product *= mu
+                product = mu_product.item()
+                exp_avg = state["exp_avg"]
+                exp_avg_sq = state["exp_avg_sq"]
+                exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
+                scratch = torch.mul(grad, grad)
+                exp_avg_sq.mul_(beta2).add_(scratch, alpha=1 - beta2)
+                # sqrt(v / c^2) + eps == (sqrt(v) + eps c) / c, c = sqrt(1 - b2^t)
+                c = math.sqrt(1 - beta2**step)
+                denom = torch.sqrt(exp_avg_sq, out=scratch).add_(eps * c)
+                p.add_(grad.div(denom), alpha=-lr * c * (1 - mu) / (1 - product))
+                p.add_(
+                    torch.div(exp_avg, denom, out=denom),
+                    alpha=-lr * c * mu_next / (1 - product * mu_next),
+                )
+        return loss

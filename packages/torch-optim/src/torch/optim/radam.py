@@ -1,0 +1,111 @@
+"""RAdam: Adam whose adaptive step is switched on as the variance estimate becomes reliable."""
+
+import math
+
+import torch
+
+from .optimizer import (
+    Optimizer,
+    _check_betas,
+    _check_nonnegative,
+    _check_not_differentiable,
+    _closure_loss,
+)
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    """Rectified Adam (Liu et al., 2019).
+
+    With ``g`` the gradient (negated if ``maximize``) plus ``weight_decay * p`` (or, with
+    ``decoupled_weight_decay``, ``p *= 1 - lr * weight_decay`` first):
+    ``m = b1 m + (1 - b1) g``, ``v = b2 v + (1 - b2) g^2``, ``r_inf = 2 / (1 - b2) - 1``,
+    ``r_t = r_inf - 2 t b2^t / (1 - b2^t)``. If ``r_t > 5``:
+    ``p -= lr m / (1 - b1^t) * rect * sqrt(1 - b2^t) / (sqrt(v) + eps)`` with
+    ``rect = sqrt((r_t - 4)(r_t - 2) r_inf / ((r_inf - 4)(r_inf - 2) r_t))``;
+    otherwise ``p -= lr m / (1 - b1^t)``.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        decoupled_weight_decay=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+    ):
+        _check_nonnegative(lr=lr, eps=eps)
+        _check_betas(betas)
+        _check_nonnegative(weight_decay=weight_decay)
+        _check_not_differentiable(differentiable)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            decoupled_weight_decay=decoupled_weight_decay,
+            differentiable=differentiable,
+        )
+        super().__init__(params, defaults)
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr = group["lr"]
+            beta1, beta2 = group["betas"]
+            eps = group["eps"]
+            weight_decay = group["weight_decay"]
+            decoupled = group["decoupled_weight_decay"]
+            maximize = group["maximize"]
+            rho_inf = 2 / (1 - beta2) - 1
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                state = self.state[p]
+                if not state:
+                    state["step"] = torch.tensor(0.0)
+                    state["exp_avg"] = torch.zeros_like(p)
+                    state["exp_avg_sq"] = torch.zeros_like(p)
+                if maximize:
+                    grad = -grad
+                if weight_decay != 0:
+                    if decoupled:
+                        p.mul_(1 - lr * weight_decay)
+                    else:
+                        grad = grad.add(p, alpha=weight_decay)
+                step_t = state["step"]
+                step_t += 1
+                step = step_t.item()
+                exp_avg = state["exp_avg"]
+                exp_avg_sq = state["exp_avg_sq"]
+                exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
+                scratch = torch.mul(grad, grad)
+                exp_avg_sq.mul_(beta2).add_(scratch, alpha=1 - beta2)
+                bias_correction1 = 1 - beta1**step
+                bias_correction2 = 1 - beta2**step
+                rho_t = rho_inf - 2 * step * beta2**step / bias_correction2
+                if rho_t > 5.0:
+                    rect = math.sqrt(
+                        (rho_t - 4)
+                        * (rho_t - 2)
+                        * rho_inf
+                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+                    )
+                    denom = torch.sqrt(exp_avg_sq, out=scratch).add_(eps)
+                    scale = lr * rect * math.sqrt(bias_correction2) / bias_correction1
+                    p.add_(torch.div(exp_avg, denom, out=denom), alpha=-scale)
+                else:
+                    p.add_(exp_avg, alpha=-lr / bias_correction1)
+        return loss
