@@ -599,3 +599,15 @@ def test_gradcheck_warns_on_float32():
         warnings.simplefilter("always")
         torch.autograd.gradcheck(lambda t: t * 2, (x,), eps=1e-2, atol=1e-2, rtol=1e-2)
     assert any("double precision" in str(w.message) for w in caught)
+
+
+def test_deepcopy_of_leaf_keeps_grad_state():
+    import copy
+
+    x = leaf(2)
+    (x * 2).sum().backward()
+    y = copy.deepcopy(x)
+    assert y.is_leaf and y.requires_grad and y.data_ptr() != x.data_ptr()
+    np.testing.assert_array_equal(y.grad.numpy(), x.grad.numpy())
+    with pytest.raises(RuntimeError, match="graph leaves"):
+        copy.deepcopy(x * 2)

@@ -347,8 +347,25 @@ def dim_order(self):
 
 @_method
 def __deepcopy__(self, memo):
-    result = self.clone()
+    """A new leaf with a copy of the values, requires_grad and .grad (graph leaves only)."""
+    import copy
+
+    from torch._grad_mode import no_grad
+
+    if self.grad_fn is not None:
+        raise RuntimeError(
+            "Only tensors created explicitly by the user (graph leaves) support deepcopy; "
+            "deepcopy x.detach() instead"
+        )
+    if id(self) in memo:
+        return memo[id(self)]
+    with no_grad():
+        result = self.clone()
     memo[id(self)] = result
+    if self.requires_grad:
+        result.requires_grad_(True)
+    if self.grad is not None:
+        result.grad = copy.deepcopy(self.grad, memo)
     return result
 
 
