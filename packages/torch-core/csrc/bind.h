@@ -42,5 +42,7 @@ void bind_shape(py::module_& m, py::class_<Tensor>& cls);   // bind_shape.cpp: c
 void bind_sort(py::module_& m, py::class_<Tensor>& cls);    // bind_sort.cpp: scans, sort, topk
 void bind_linalg(py::module_& m, py::class_<Tensor>& cls);  // bind_linalg.cpp: LAPACK
 void bind_grad(py::module_& m, py::class_<Tensor>& cls);    // bind_grad.cpp: autograd's hook
+void bind_conv(py::module_& m, py::class_<Tensor>& cls);    // bind_conv.cpp: convolutions
+void bind_nn(py::module_& m, py::class_<Tensor>& cls);      // bind_nn.cpp: other NN kernels
 
 }  // namespace tc

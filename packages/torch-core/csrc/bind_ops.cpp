@@ -210,6 +210,9 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
         },
         py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   }
+  // relu's backward: grad where the output is positive, else 0 (one pass, for autograd)
+  m.def("_relu_grad",
+        [](const Tensor& grad, const Tensor& out) { return binary(Op::relu_grad, grad, out); });
   m.attr("subtract") = m.attr("sub");
   cls.attr("subtract") = cls.attr("sub");
   m.def(

@@ -31,6 +31,7 @@ namespace tc {
   X(add, binary) X(sub, binary) X(mul, binary) X(div, binary_float)                        \
   X(div_floor, binary) X(div_trunc, binary) X(pow, binary) X(atan2, binary_float)          \
   X(fmod, binary) X(remainder, binary) X(maximum, binary) X(minimum, binary)               \
+  X(relu_grad, binary)                                                                     \
   X(bitwise_and, binary) X(bitwise_or, binary) X(bitwise_xor, binary)                      \
   X(eq, compare) X(ne, compare) X(lt, compare) X(le, compare) X(gt, compare)               \
   X(ge, compare) X(logical_and, compare) X(logical_or, compare) X(logical_xor, compare)    \

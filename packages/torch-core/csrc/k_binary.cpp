@@ -127,6 +127,7 @@ TC_FN2(Atan2F, std::atan2(x, y))
 TC_FN2(FmodF, fmod_impl(x, y))
 TC_FN2(RemainderF, remainder_impl(x, y))
 TC_FN2(MaximumF, max_impl(x, y))
+TC_FN2(ReluGradF, y > A(0) ? x : A(0))  // the gradient x of relu, at relu's output y
 TC_FN2(MinimumF, min_impl(x, y))
 TC_FN2(BitAndF, x& y)
 TC_FN2(BitOrF, x | y)
@@ -154,6 +155,7 @@ void register_binary_kernels() {
   reg<binary_kernel, FmodF, TC_NUMERIC>(Op::fmod);
   reg<binary_kernel, RemainderF, TC_NUMERIC>(Op::remainder);
   reg<binary_kernel, MaximumF, TC_ALL>(Op::maximum);
+  reg<binary_kernel, ReluGradF, TC_FLOATS>(Op::relu_grad);
   reg<binary_kernel, MinimumF, TC_ALL>(Op::minimum);
   reg<binary_kernel, BitAndF, bool, TC_INTS>(Op::bitwise_and);
   reg<binary_kernel, BitOrF, bool, TC_INTS>(Op::bitwise_or);

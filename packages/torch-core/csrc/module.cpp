@@ -303,5 +303,7 @@ PYBIND11_MODULE(_C, m) {
   bind_shape(m, cls);
   bind_sort(m, cls);
   bind_linalg(m, cls);
+  bind_conv(m, cls);
+  bind_nn(m, cls);
   bind_grad(m, cls);
 }

@@ -147,6 +147,7 @@ from torch._C import (  # noqa: E402,F401
     trunc,
     where,
 )
+from torch._conv import *  # noqa: E402,F403
 from torch._creation import *  # noqa: E402,F403
 from torch._dtypes import *  # noqa: E402,F403
 from torch._functional import *  # noqa: E402,F403
@@ -159,6 +160,7 @@ from torch._grad_mode import (  # noqa: E402,F401
     set_grad_enabled,
 )
 from torch._indexing import *  # noqa: E402,F403
+from torch._nn_ops import *  # noqa: E402,F403
 from torch._shape_ops import *  # noqa: E402,F403
 from torch._sorting import *  # noqa: E402,F403
 from torch.serialization import load, save  # noqa: E402,F401

@@ -54,7 +54,9 @@ def register_hook(self, hook):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if self.grad_fn is not None:
         return self.grad_fn._add_pre_hook(self.output_nr, hook)
-    hooks = self.__dict__.setdefault("_backward_hooks", [])
+    if "_backward_hooks" not in self.__dict__:
+        self._backward_hooks = []
+    hooks = self._backward_hooks
     hooks.append(hook)
     return graph.RemovableHandle(hooks, hook)
 
@@ -64,7 +66,9 @@ def register_post_accumulate_grad_hook(self, hook):
     """Call ``hook(tensor)`` after a leaf's ``.grad`` was updated."""
     if self.grad_fn is not None:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-    hooks = self.__dict__.setdefault("_post_accumulate_hooks", [])
+    if "_post_accumulate_hooks" not in self.__dict__:
+        self._post_accumulate_hooks = []
+    hooks = self._post_accumulate_hooks
     hooks.append(hook)
     return graph.RemovableHandle(hooks, hook)
 

@@ -133,6 +133,8 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     (None where none reached them); with ``accumulate`` those of leaves also go into
     ``.grad``, otherwise nothing is written to any ``.grad``.
     """
+    if inputs is None:
+        return _run_all(roots, grads, retain_graph, create_graph)
     root_nodes = {fn for fn, _ in roots}
     deps, nodes = _collect(root_nodes)
     captures = {}  # node -> [(output_nr, slot)]: where the grads of `inputs` are read
@@ -210,4 +212,61 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
 
 
 def fn_outputs(fn):
-    return getattr(fn, "n_outputs", 1)
+    return fn.n_outputs
+
+
+def _run_all(roots, grads, retain_graph, create_graph):
+    """run_backward without ``inputs``: every reachable node runs (the common case, kept lean)."""
+    root_nodes = {fn for fn, _ in roots}
+    deps, _ = _collect(root_nodes)
+    buffers = {}
+    for (fn, nr), g in zip(roots, grads):
+        buf = buffers.get(fn)
+        if buf is None:
+            buf = buffers[fn] = [None] * fn.n_outputs
+        buf[nr] = _add(buf[nr], g)
+    ready = [fn for fn in root_nodes if fn not in deps]
+    simple = not graph.anomaly["enabled"]
+    prev = _set_grad_enabled(create_graph)
+    try:
+        while ready:
+            fn = ready.pop()
+            grads_in = buffers.pop(fn, None)
+            if fn.__class__ is AccumulateGrad:
+                if grads_in is not None and grads_in[0] is not None:
+                    fn.apply_accumulate(grads_in[0])
+                continue
+            edges = fn._edges
+            if grads_in is None:
+                out = ()  # nothing reached this node: nothing flows on
+            elif simple and not (fn.multi_output or fn._pre_hooks or fn._post_hooks):
+                g = grads_in[0]
+                if g is None:
+                    out = ()
+                else:
+                    try:
+                        out = fn.backward(g)
+                    except Exception as e:
+                        _explain(e, fn)
+                        raise
+            else:
+                out = _call(fn, grads_in, create_graph)
+            if not retain_graph:
+                fn._release()
+            for i, e in enumerate(edges):
+                if e is None:
+                    continue
+                child, nr = e
+                g = out[i] if i < len(out) else None
+                if g is not None:
+                    buf = buffers.get(child)
+                    if buf is None:
+                        buf = buffers[child] = [None] * child.n_outputs
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                left = deps[child] - 1
+                deps[child] = left
+                if left == 0:
+                    ready.append(child)
+    finally:
+        _set_grad_enabled(prev)
+    return []

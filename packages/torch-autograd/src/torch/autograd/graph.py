@@ -108,7 +108,7 @@ class Node:
                 f"to backward through the graph a second time or if you need to access saved "
                 f"tensors after calling backward."
             )
-        return tuple(s.unpack(self) if type(s) is _Saved else s for s in self._saved)
+        return tuple([s.unpack(self) if type(s) is _Saved else s for s in self._saved])
 
     def _release(self):
         if self._saved:
@@ -194,13 +194,13 @@ class AccumulateGrad(Node):
         var = self._variable()
         if var is None:
             return
-        for hook in var.__dict__.get("_backward_hooks", ()):
+        for hook in var._backward_hooks:
             new = hook(grad)
             if new is not None:
                 grad = new
         if grad.dtype != var.dtype:
             grad = grad.to(var.dtype)
-        if grad.shape != var.shape:
+        if _C._broadcast_shapes_of(var, grad)[0] is not None:
             grad = sum_to(grad, var.shape)
         old = var.grad
         if old is None:
@@ -210,8 +210,12 @@ class AccumulateGrad(Node):
             var.grad = old + grad
         else:
             old += grad
-        for hook in var.__dict__.get("_post_accumulate_hooks", ()):
+        for hook in var._post_accumulate_hooks:
             hook(var)
+
+
+Tensor._backward_hooks = ()  # hooks of a leaf, run on its gradient before accumulation
+Tensor._post_accumulate_hooks = ()
 
 
 Tensor._accumulator = None  # a leaf's AccumulateGrad, made when an op first uses the leaf

@@ -6,9 +6,20 @@ backward needs, ``backward`` returns one gradient per input, written with tensor
 that it is differentiable again.
 """
 
-from torch.autograd.formulas import blas, indexing, linalg, pointwise, reduce, shape, sort, views
+from torch.autograd.formulas import (
+    blas,
+    conv,
+    indexing,
+    linalg,
+    nn,
+    pointwise,
+    reduce,
+    shape,
+    sort,
+    views,
+)
 
-MODULES = [pointwise, reduce, blas, views, indexing, shape, sort, linalg]
+MODULES = [pointwise, reduce, blas, views, indexing, shape, sort, linalg, conv, nn]
 
 
 def all_formulas():

@@ -77,6 +77,9 @@ class MatmulBackward0(Formula):
     def backward(self, g):
         a, b = self.saved_tensors
         sa, sb = self.shapes
+        if len(sa) == 2 and len(sb) == 2:  # plain matrix product
+            ga = g.mm(b.t()) if self.needs_input_grad[0] else None
+            return ga, a.t().mm(g) if self.needs_input_grad[1] else None
         if len(sa) == 1 and len(sb) == 1:
             ga = g * b if self.needs_input_grad[0] else None
             return ga, g * a if self.needs_input_grad[1] else None

@@ -95,7 +95,23 @@ ReciprocalBackward0 = _unary("ReciprocalBackward0", ("reciprocal",), lambda g, y
 AbsBackward0 = _unary(
     "AbsBackward0", ("abs", "absolute", "__abs__"), lambda g, x: g * x.sign(), "x"
 )
-ReluBackward0 = _unary("ReluBackward0", ("relu",), lambda g, y: g * (y > 0), "y")
+ReluBackward0 = _unary("ReluBackward0", ("relu",), lambda g, y: _C._relu_grad(g, y), "y")
+
+
+class ThresholdBackwardBackward0(Formula):
+    """_relu_grad(g, y) = g where y > 0: linear in g, constant in y."""
+
+    names = ("_relu_grad",)
+
+    def save(self, out, g, y):
+        self.save_for_backward(y)
+        return g, y
+
+    def backward(self, gg):
+        (y,) = self.saved_tensors
+        return _C._relu_grad(gg, y), None
+
+
 NegBackward0 = _unary("NegBackward0", ("neg", "negative", "__neg__"), lambda g, _: -g, "none")
 # Piecewise-constant functions: zero gradient almost everywhere.
 SignBackward0 = _unary("SignBackward0", ("sign",), _zeros, "none")

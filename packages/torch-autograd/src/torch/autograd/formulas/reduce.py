@@ -14,9 +14,11 @@ def _dims(dims, ndim):
 
 def _expand_back(g, shape, dims, keepdim):
     """A reduced gradient broadcast back to the input's shape."""
-    if not keepdim and len(shape):
+    if not keepdim and len(shape) and g.dim():  # (a 0-d g expands as it is)
+        kept = list(shape)
         for d in dims:
-            g = g.unsqueeze(d)
+            kept[d] = 1
+        g = g.reshape(kept)
     return g.expand(shape)
 
 

@@ -1,0 +1,1 @@
+"""Backward formulas: convolutions and unfold/fold (filled in)."""

@@ -1,0 +1,1 @@
+"""Backward formulas: pooling, normalisation, softmax, losses, embedding, ... (filled in)."""

@@ -1,0 +1,3 @@
+"""Convolutions and unfold/fold (the kernels are in csrc/conv.cpp)."""
+
+__all__ = []
