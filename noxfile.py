@@ -137,14 +137,15 @@ def example(session: nox.Session) -> None:
     session.run("python", "examples/tensor_demo.py")
 
 
-def pytorch_venv(session: nox.Session) -> str:
+def pytorch_venv(session: nox.Session, *extra: str) -> str:
     """Python of a separate venv with real PyTorch 2.13 (.nox/bench-ref): oracle and peer only."""
     ref = ROOT / ".nox" / "bench-ref"
     ref_python = ref / "bin" / "python"
     if not ref_python.exists():
         session.run("python", "-m", "venv", str(ref))
     session.run(
-        str(ref_python), "-m", "pip", "install", "-q", "torch==2.13.0", "numpy", external=True
+        str(ref_python), "-m", "pip", "install", "-q", "torch==2.13.0", "numpy", *extra,
+        external=True,
     )
     return str(ref_python)
 
@@ -163,8 +164,8 @@ def interop(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Benchmarks under this project and under PyTorch 2.13 (.nox/bench-ref), in one table."""
-    install_all(session, "numpy")
-    ref_python = pytorch_venv(session)
+    install_all(session, "numpy", "scikit-learn")
+    ref_python = pytorch_venv(session, "scikit-learn")
     ours = os.path.join(session.bin, "python")
     session.run(
         "python",

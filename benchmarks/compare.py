@@ -42,6 +42,11 @@ FIGURES = {
     "add_grad": ("a + b, 4 elements, a.requires_grad (us)", "time", 1.5),
     "mlp_step": ("(x @ w).relu().sum() fwd+bwd, 4x8 @ 8x8 (us)", "time", 1.0),
     "chain_backward": ("backward of a 10,000-op chain (ms)", "time", 1.5),
+    "conv2d": ("conv2d fwd 64x32x28x28, 64 3x3 filters (GFLOP/s)", "rate", 0.8),
+    "mnist_step": ("MNIST CNN train step, batch 64, SGD (steps/s)", "rate", 1.0),
+    "mlp_adam": ("784-512-10 MLP train step, Adam (steps/s)", "rate", 1.0),
+    "lstm": ("LSTM 2x256, seq 35, batch 20, fwd+bwd (1/s)", "rate", 0.8),
+    "mnist_rss": ("peak RSS, MNIST example, 1 epoch (MB)", "time", 0.6),
 }
 
 

@@ -2,8 +2,9 @@
 
 Runs unchanged under this project's ``torch`` and under PyTorch.  Only uses
 API both have: torch.rand/randn/empty, torch.add(out=), torch.exp(out=),
-.sum(), .t().contiguous(), @, .relu(), .requires_grad_(), .backward() and
-torch.get_num_threads().
+.sum(), .t().contiguous(), @, .relu(), .requires_grad_(), .backward(),
+torch.get_num_threads(), and for the training figures torch.nn / torch.optim and
+examples/mnist.
 
     python benchmarks/run.py [--only NAME ...] [--stat median|best] [--json PATH]
 """
@@ -276,6 +277,105 @@ def bench_chain_backward():
     return STAT([once() for _ in range(7)]) * 1e3
 
 
+def bench_conv2d():
+    """conv2d forward, input 64x32x28x28, 64 filters 3x3, padding 1: GFLOP/s."""
+    import torch
+    import torch.nn.functional as F
+
+    x, w = torch.rand(64, 32, 28, 28), torch.rand(64, 32, 3, 3)
+    with torch.no_grad():
+        seconds = timed(lambda: F.conv2d(x, w, padding=1), min_runs=5)
+    return 2 * 64 * 64 * 32 * 9 * 28 * 28 / seconds / 1e9
+
+
+def _mnist_net():
+    """The classic MNIST CNN (examples/mnist/main.py), built here so both libraries run it."""
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 32, 3, 1)
+            self.conv2 = nn.Conv2d(32, 64, 3, 1)
+            self.dropout1 = nn.Dropout(0.25)
+            self.dropout2 = nn.Dropout(0.5)
+            self.fc1 = nn.Linear(9216, 128)
+            self.fc2 = nn.Linear(128, 10)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.conv2(F.relu(self.conv1(x)))), 2)
+            x = self.dropout1(x).flatten(1)
+            x = self.dropout2(F.relu(self.fc1(x)))
+            return F.log_softmax(self.fc2(x), dim=1)
+
+    return Net()
+
+
+def _steps_per_second(model, optimizer, x, y, loss_fn):
+    def step():
+        optimizer.zero_grad()
+        loss_fn(model(x), y).backward()
+        optimizer.step()
+
+    return 1.0 / timed(step, min_runs=10)
+
+
+def bench_mnist_step():
+    """Training steps per second of the MNIST CNN, batch 64, SGD with momentum."""
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    model = _mnist_net()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x, y = torch.rand(64, 1, 28, 28), torch.randint(0, 10, (64,))
+    return _steps_per_second(model, optimizer, x, y, F.nll_loss)
+
+
+def bench_mlp_adam():
+    """Training steps per second of a 784-512-10 MLP with Adam, batch 64."""
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 10))
+    optimizer = torch.optim.Adam(model.parameters())
+    x, y = torch.rand(64, 784), torch.randint(0, 10, (64,))
+    return _steps_per_second(model, optimizer, x, y, F.cross_entropy)
+
+
+def bench_lstm():
+    """Forward+backward per second of an LSTM: 2 layers, hidden 256, seq 35, batch 20."""
+    import torch
+    import torch.nn as nn
+
+    torch.manual_seed(0)
+    lstm = nn.LSTM(256, 256, num_layers=2)
+    x = torch.rand(35, 20, 256)
+
+    def step():
+        out, _ = lstm(x)
+        out.sum().backward()
+
+    return 1.0 / timed(step, min_runs=5)
+
+
+def bench_mnist_rss():
+    """Peak resident memory (MB) of examples/mnist/main.py training one epoch."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "mnist")
+    code = (
+        "import resource, sys; sys.path.insert(0, %r); import main; "
+        "main.main(['--epochs', '1', '--save-model', '']); "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)" % script
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tempfile.gettempdir(), check=True, capture_output=True
+    )
+    return int(out.stdout.split()[-1]) / 1024
+
+
 # name -> (function, unit)
 FIGURES = {
     "import": (bench_import, "ms"),
@@ -298,6 +398,11 @@ FIGURES = {
     "add_grad": (bench_add_grad, "us"),
     "mlp_step": (bench_mlp_step, "us"),
     "chain_backward": (bench_chain_backward, "ms"),
+    "conv2d": (bench_conv2d, "GFLOP/s"),
+    "mnist_step": (bench_mnist_step, "steps/s"),
+    "mlp_adam": (bench_mlp_adam, "steps/s"),
+    "lstm": (bench_lstm, "steps/s"),
+    "mnist_rss": (bench_mnist_rss, "MB"),
 }
 
 

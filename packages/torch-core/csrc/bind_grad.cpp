@@ -113,8 +113,10 @@ PyObject* gate_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObje
   // The caller's frame lets the recorder note where the op was called without a lookup.
   PyObject* frame = reinterpret_cast<PyObject*>(PyEval_GetFrame());
   if (!frame) frame = Py_None;
-  if (kwargs)
-    result = PyObject_CallFunctionObjArgs(g_recorder, self, tuple, kwargs, frame, nullptr);
+  if (kwargs) {
+    PyObject* argv[] = {self, tuple, kwargs, frame};
+    result = PyObject_Vectorcall(g_recorder, argv, 4, nullptr);
+  }
   Py_DECREF(tuple);
   Py_XDECREF(kwargs);
   return result;
@@ -251,6 +253,11 @@ void bind_grad(py::module_& m, py::class_<Tensor>& cls) {
   });
   // Output flag of a recorded op; unlike the requires_grad property, allowed on non-leaves.
   m.def("_mark_requires_grad", [](const Tensor& t) { t.impl()->requires_grad = true; });
+  // t.grad_fn = node and the flag, in one call (the recorder's hot path)
+  m.def("_set_grad_fn", [](py::handle t, py::handle node) {
+    t.cast<const Tensor&>().impl()->requires_grad = true;
+    if (PyObject_SetAttrString(t.ptr(), "grad_fn", node.ptr()) < 0) throw py::error_already_set();
+  });
 }
 
 }  // namespace tc

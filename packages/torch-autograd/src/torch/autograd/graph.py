@@ -23,6 +23,7 @@ from torch import _C
 Tensor = torch.Tensor
 _AUTOGRAD_DIR = os.path.dirname(__file__) + os.sep
 _mark_requires_grad = _C._mark_requires_grad
+_set_grad_fn = _C._set_grad_fn  # t.grad_fn = node, and t requires grad
 _grad_enabled = _C.is_grad_enabled
 _set_grad_enabled = _C._set_grad_enabled
 
@@ -423,8 +424,7 @@ def record(gate, args, kwargs, frame=None):
         node._where = (code, frame.f_lasti)
     else:
         node._where = _user_frame()
-    out.grad_fn = node
-    _mark_requires_grad(out)
+    _set_grad_fn(out, node)
     _link(node, node.save(out, *args))
     return out
 
