@@ -144,7 +144,14 @@ def pytorch_venv(session: nox.Session, *extra: str) -> str:
     if not ref_python.exists():
         session.run("python", "-m", "venv", str(ref))
     session.run(
-        str(ref_python), "-m", "pip", "install", "-q", "torch==2.13.0", "numpy", *extra,
+        str(ref_python),
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "torch==2.13.0",
+        "numpy",
+        *extra,
         external=True,
     )
     return str(ref_python)

@@ -366,9 +366,9 @@ def bench_mnist_rss():
     """Peak resident memory (MB) of examples/mnist/main.py training one epoch."""
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "mnist")
     code = (
-        "import resource, sys; sys.path.insert(0, %r); import main; "
+        f"import resource, sys; sys.path.insert(0, {script!r}); import main; "
         "main.main(['--epochs', '1', '--save-model', '']); "
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)" % script
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=tempfile.gettempdir(), check=True, capture_output=True
