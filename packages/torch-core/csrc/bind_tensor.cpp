@@ -169,9 +169,14 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def("_bump_version", [](const Tensor& t) { t.bump_version(); })
       .def_property(
           "requires_grad", [](const Tensor& t) { return t.impl()->requires_grad; },
-          [](const Tensor& t, bool v) {
+          [](py::handle self, bool v) {
+            const Tensor& t = self.cast<const Tensor&>();
             if (v && g_autograd_missing)
               fail(ErrorKind::Runtime, std::string(py::str(g_autograd_missing)));
+            TC_CHECK(v || py::getattr(self, "grad_fn", py::none()).is_none(), Runtime,
+                     "you can only change requires_grad flags of leaf variables. If you want to "
+                     "use a computed variable in a subgraph that doesn't require differentiation "
+                     "use var_no_grad = var.detach().");
             TC_CHECK(!v || is_floating(t.dtype()), Runtime,
                      "only Tensors of floating point dtype "
                      "can require gradients (got ",

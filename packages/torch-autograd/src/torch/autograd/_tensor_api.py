@@ -6,7 +6,7 @@ import torch
 from torch.autograd import graph
 
 Tensor = torch.Tensor
-_core_requires_grad = Tensor.requires_grad  # the core's property (C++ flag)
+_core_requires_grad = Tensor.requires_grad  # the core's property (refuses non-leaves)
 _core_numpy = Tensor.numpy
 
 Tensor.output_nr = 0  # which output of grad_fn this tensor is
@@ -16,21 +16,6 @@ Tensor._base = None  # for a view made while recording: the tensor whose memory 
 def _method(fn):
     setattr(Tensor, fn.__name__, fn)
     return fn
-
-
-def _set_requires_grad(self, value):
-    if not value and self.grad_fn is not None:
-        raise RuntimeError(
-            "you can only change requires_grad flags of leaf variables. If you want to use a "
-            "computed variable in a subgraph that doesn't require differentiation use "
-            "var_no_grad = var.detach()."
-        )
-    _core_requires_grad.fset(self, value)
-
-
-Tensor.requires_grad = property(
-    _core_requires_grad.fget, _set_requires_grad, doc="Whether ops on this tensor are recorded."
-)
 
 
 @_method
