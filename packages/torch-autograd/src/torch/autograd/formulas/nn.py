@@ -1,1 +1,334 @@
-"""Backward formulas: pooling, normalisation, softmax, losses, embedding, ... (filled in)."""
+"""Backward formulas of the NN kernels: pooling, softmax, nll_loss, batch_norm, embedding,
+padding and interpolation.
+
+Most of these ops are linear maps with a backward kernel that is their adjoint (avg_pool and
+avg_pool_backward, pad and pad_backward, nll_loss and nll_loss_backward, ...): each one's
+gradient is the other, so gradients of any order stay exact.  Max pooling's backward is a
+scatter by the saved indices, whose gradient is a gather.  The softmax backward kernels
+have closed-form gradients.  batch_norm's backward runs its kernel when no graph is being
+built and a composite of differentiable ops under ``create_graph``.
+"""
+
+import math
+
+import torch
+from torch import _C
+from torch.autograd.formulas.indexing import IndexAdd
+from torch.autograd.graph import Formula
+
+
+# ---------------------------------------------------------------- pooling
+class MaxPoolBackward0(Formula):
+    """max_pool / adaptive_max_pool -> (values, indices): the gradient goes to each max."""
+
+    names = ("_max_pool", "_adaptive_max_pool")
+    multi_output = True
+
+    def save(self, out, x, kernel_or_size, *args):
+        self.save_for_backward(out[1])
+        self.shape = list(x.shape)
+        self.D = len(kernel_or_size)
+        return (x,)
+
+    def backward(self, g, _indices_grad=None):
+        (indices,) = self.saved_tensors
+        return (_C._max_pool_backward(g, indices, self.shape, self.D),)
+
+
+class MaxPoolBackwardBackward0(Formula):
+    """zeros(in_shape) with g added at the indices: its gradient reads gg at the indices."""
+
+    names = ("_max_pool_backward",)
+
+    def save(self, out, g, indices, in_shape, D):
+        self.save_for_backward(indices)
+        self.D = D
+        return (g,)
+
+    def backward(self, gg):
+        (indices,) = self.saved_tensors
+        lead = list(gg.shape[: gg.dim() - self.D])
+        flat = gg.reshape(lead + [math.prod(gg.shape[gg.dim() - self.D :])])
+        idx = indices.reshape(lead + [math.prod(indices.shape[indices.dim() - self.D :])])
+        return (torch.gather(flat, -1, idx).reshape(indices.shape),)
+
+
+class AvgPoolBackward0(Formula):
+    names = ("_avg_pool",)
+
+    def save(self, out, x, *args):
+        self.shape = list(x.shape)
+        self.args = args
+        return (x,)
+
+    def backward(self, g):
+        return (_C._avg_pool_backward(g, self.shape, *self.args),)
+
+
+class AvgPoolBackwardBackward0(Formula):
+    names = ("_avg_pool_backward",)
+
+    def save(self, out, g, in_shape, *args):
+        self.args = args
+        return (g,)
+
+    def backward(self, gg):
+        return (_C._avg_pool(gg, *self.args),)
+
+
+class AdaptiveAvgPoolBackward0(Formula):
+    names = ("_adaptive_avg_pool",)
+
+    def save(self, out, x, output_size):
+        self.shape = list(x.shape)
+        self.D = len(output_size)
+        return (x,)
+
+    def backward(self, g):
+        return (_C._adaptive_avg_pool_backward(g, self.shape, self.D),)
+
+
+class AdaptiveAvgPoolBackwardBackward0(Formula):
+    names = ("_adaptive_avg_pool_backward",)
+
+    def save(self, out, g, in_shape, D):
+        self.size = list(g.shape[g.dim() - D :])
+        return (g,)
+
+    def backward(self, gg):
+        return (_C._adaptive_avg_pool(gg, self.size),)
+
+
+# ---------------------------------------------------------------- softmax
+class SoftmaxBackward0(Formula):
+    names = ("_softmax",)
+
+    def save(self, out, x, dim):
+        self.save_for_backward(out)
+        self.dim = dim
+        return (x,)
+
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return (_C._softmax_backward(g, y, self.dim),)
+
+
+class LogSoftmaxBackward0(Formula):
+    names = ("_log_softmax",)
+
+    def save(self, out, x, dim):
+        self.save_for_backward(out)
+        self.dim = dim
+        return (x,)
+
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return (_C._log_softmax_backward(g, y, self.dim),)
+
+
+def _sum(t, dim):
+    return t.sum(dim, keepdim=True) if t.dim() else t
+
+
+class SoftmaxBackwardBackward0(Formula):
+    """out = y * (g - sum(g * y)): d/dg is the same map applied to gg; d/dy is
+    gg * (g - sum(g * y)) - g * sum(gg * y)."""
+
+    names = ("_softmax_backward",)
+
+    def save(self, out, g, y, dim):
+        self.save_for_backward(g, y)
+        self.dim = dim
+        return (g, y)
+
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        grad_g = grad_y = None
+        if self.needs_input_grad[0]:
+            grad_g = _C._softmax_backward(gg, y, self.dim)
+        if self.needs_input_grad[1]:
+            grad_y = gg * (g - _sum(g * y, self.dim)) - g * _sum(gg * y, self.dim)
+        return grad_g, grad_y
+
+
+class LogSoftmaxBackwardBackward0(Formula):
+    """out = g - exp(y) * sum(g): d/dg gives gg - sum(gg * exp(y)); d/dy gives
+    -gg * exp(y) * sum(g)."""
+
+    names = ("_log_softmax_backward",)
+
+    def save(self, out, g, y, dim):
+        self.save_for_backward(g, y)
+        self.dim = dim
+        return (g, y)
+
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        e = y.exp()
+        grad_g = grad_y = None
+        if self.needs_input_grad[0]:
+            grad_g = gg - _sum(gg * e, self.dim)
+        if self.needs_input_grad[1]:
+            grad_y = -gg * e * _sum(g, self.dim)
+        return grad_g, grad_y
+
+
+# ---------------------------------------------------------------- nll_loss
+class NllLossBackward0(Formula):
+    """nll_loss -> (loss, total_weight); linear in the input (no gradient for the weight)."""
+
+    names = ("_nll_loss",)
+    multi_output = True
+
+    def save(self, out, x, target, weight, reduction, ignore_index):
+        self.save_for_backward(target, weight, out[1].detach())
+        self.reduction, self.ignore_index = reduction, ignore_index
+        self.classes = x.shape[1]
+        return (x,)
+
+    def backward(self, g, _total_grad=None):
+        target, weight, total = self.saved_tensors
+        return (
+            _C._nll_loss_backward(
+                g, target, weight, self.reduction, self.ignore_index, total, self.classes
+            ),
+        )
+
+
+class NllLossBackwardBackward0(Formula):
+    names = ("_nll_loss_backward",)
+
+    def save(self, out, g, target, weight, reduction, ignore_index, total, classes):
+        self.save_for_backward(target, weight)
+        self.reduction, self.ignore_index = reduction, ignore_index
+        return (g,)
+
+    def backward(self, gg):
+        target, weight = self.saved_tensors
+        return (_C._nll_loss(gg, target, weight, self.reduction, self.ignore_index)[0],)
+
+
+# ---------------------------------------------------------------- batch_norm
+class BatchNormBackward0(Formula):
+    """batch_norm on (N, C, S) -> (out, mean, invstd); mean and invstd are internal (the
+    Python function returns only out) and get no gradient of their own."""
+
+    names = ("_batch_norm",)
+    multi_output = True
+
+    def save(self, out, x, weight, bias, running_mean, running_var, training, momentum, eps):
+        self.save_for_backward(x, weight, out[1].detach(), out[2].detach())
+        self.training, self.eps = training, eps
+        return (x, weight, bias)
+
+    def backward(self, g, _mean_grad=None, _invstd_grad=None):
+        x, weight, mean, invstd = self.saved_tensors
+        if torch.is_grad_enabled():  # create_graph: differentiable ops
+            gx, gw, gb = _batch_norm_grads(g, x, weight, mean, invstd, self.training, self.eps)
+        else:
+            gx, gw, gb = _C._batch_norm_backward(g, x, weight, mean, invstd, self.training)
+        need = self.needs_input_grad
+        return (
+            gx if need[0] else None,
+            gw if need[1] and weight is not None else None,
+            gb if need[2] else None,
+        )
+
+
+def _batch_norm_grads(g, x, weight, mean, invstd, training, eps):
+    """The gradients of batch_norm as differentiable ops of (g, x, weight): in training the
+    statistics are recomputed from x, so that second derivatives see their dependence on x."""
+    dims = [0, 2]
+    if training:
+        xmu = x - x.mean(dims, keepdim=True)
+        rstd = ((xmu * xmu).mean(dims, keepdim=True) + eps).rsqrt()
+    else:
+        xmu = x - mean.reshape(1, -1, 1)
+        rstd = invstd.reshape(1, -1, 1)
+    xhat = xmu * rstd
+    gw = (g * xhat).sum(dims)
+    gb = g.sum(dims)
+    gh = g if weight is None else g * weight.reshape(1, -1, 1)
+    if training:
+        gh = gh - gh.mean(dims, keepdim=True) - xhat * (gh * xhat).mean(dims, keepdim=True)
+    return gh * rstd, gw, gb
+
+
+# ---------------------------------------------------------------- embedding
+class EmbeddingBackward0(Formula):
+    """weight[indices]: the gradient rows are added into the weight's rows, except at
+    padding_idx; scale_grad_by_freq divides by each index's count."""
+
+    names = ("_embedding",)
+
+    def save(self, out, weight, indices, padding_idx, scale_grad_by_freq):
+        self.save_for_backward(indices)
+        self.shape = tuple(weight.shape)
+        self.padding_idx, self.scale = padding_idx, scale_grad_by_freq
+        return (weight,)
+
+    def backward(self, g):
+        (indices,) = self.saved_tensors
+        rows, dim = self.shape
+        flat = indices.reshape(-1)
+        g = g.reshape(flat.shape[0], dim)
+        if self.padding_idx >= 0 or self.scale:
+            factor = torch.ones(flat.shape[0], dtype=g.dtype)
+            if self.scale:
+                counts = torch.bincount(flat, minlength=rows).to(g.dtype)
+                factor = 1 / counts[flat]
+            if self.padding_idx >= 0:
+                factor = torch.where(flat == self.padding_idx, 0.0, factor)
+            g = g * factor.reshape(-1, 1)
+        return (IndexAdd.apply(g, 0, flat, (rows, dim)),)
+
+
+# ---------------------------------------------------------------- padding and interpolation
+class PadBackward0(Formula):
+    names = ("_pad",)
+
+    def save(self, out, x, pads, mode, value):
+        self.shape = list(x.shape)
+        self.pads, self.mode = pads, mode
+        return (x,)
+
+    def backward(self, g):
+        return (_C._pad_backward(g, self.shape, self.pads, self.mode),)
+
+
+class PadBackwardBackward0(Formula):
+    names = ("_pad_backward",)
+
+    def save(self, out, g, in_shape, pads, mode):
+        self.pads, self.mode = pads, mode
+        return (g,)
+
+    def backward(self, gg):
+        return (_C._pad(gg, self.pads, self.mode, 0.0),)
+
+
+class InterpolateBackward0(Formula):
+    names = ("_interpolate",)
+
+    def save(self, out, x, size, scales, mode, align_corners):
+        self.shape = list(x.shape)
+        self.scales, self.mode, self.align = scales, mode, align_corners
+        self.D = len(size)
+        return (x,)
+
+    def backward(self, g):
+        return (
+            _C._interpolate_backward(g, self.shape, self.scales, self.mode, self.align, self.D),
+        )
+
+
+class InterpolateBackwardBackward0(Formula):
+    names = ("_interpolate_backward",)
+
+    def save(self, out, g, in_shape, scales, mode, align_corners, D):
+        self.size = list(g.shape[g.dim() - D :])
+        self.scales, self.mode, self.align = scales, mode, align_corners
+        return (g,)
+
+    def backward(self, gg):
+        return (_C._interpolate(gg, self.size, self.scales, self.mode, self.align),)

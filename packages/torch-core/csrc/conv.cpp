@@ -1,0 +1,588 @@
+// conv.cpp — convolutions with 1 to 3 spatial dims (strided, padded, dilated, grouped,
+// transposed) and im2col/col2im (unfold/fold), all through one N-d im2col/col2im and GEMMs:
+//
+//   conv:            y[n]  = W (O, C*K) @ im2col(x[n]) (C*K, L)       (+ bias)
+//   conv_transpose:  y[n]  = col2im(W^T (O*K, C) @ x[n] (C, L))         (+ bias)
+//   weight grad:     gW   += gy[n] (O, L) @ im2col(x[n])^T (L, C*K)
+//
+// each per group, on strided sub-matrices. K is the kernel's size (product over its dims),
+// L the number of output positions. Samples run across threads, each thread with its own
+// column buffer (one sample's, so memory stays bounded) and single-threaded BLAS; with fewer
+// samples than threads, one sample at a time with the threads inside im2col and BLAS.
+#include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "ops.h"
+
+namespace tc {
+
+namespace {
+
+// ---------------------------------------------------------------- geometry
+// One sample, padded to 3 spatial dims (missing leading dims have size 1): an image of C
+// channels and size `in`, and the kernel positions `out` it is sampled at.
+struct Geom {
+  int64_t C = 0;
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1};
+  int64_t s[3] = {1, 1, 1}, p[3] = {0, 0, 0}, d[3] = {1, 1, 1};
+  int64_t in_n() const { return in[0] * in[1] * in[2]; }
+  int64_t out_n() const { return out[0] * out[1] * out[2]; }
+  int64_t k_n() const { return k[0] * k[1] * k[2]; }
+  bool identity() const {  // 1x1 kernel, stride 1, no padding: the columns are the image
+    for (int i = 0; i < 3; i++)
+      if (k[i] != 1 || s[i] != 1 || p[i] != 0 || in[i] != out[i]) return false;
+    return true;
+  }
+};
+
+Geom make_geom(int64_t C, const int64_t* in, const int64_t* out, const Shape& k, const Shape& s,
+               const Shape& p, const Shape& d) {
+  Geom g;
+  g.C = C;
+  int off = 3 - int(k.size());
+  for (size_t i = 0; i < k.size(); i++) {
+    g.in[off + i] = in[i];
+    g.out[off + i] = out[i];
+    g.k[off + i] = k[i];
+    g.s[off + i] = s[i];
+    g.p[off + i] = p[i];
+    g.d[off + i] = d[i];
+  }
+  return g;
+}
+
+// Output positions o in [lo, hi) read inside the image: 0 <= o * s + off < in.
+inline void valid_range(int64_t off, int64_t s, int64_t in, int64_t out, int64_t& lo,
+                        int64_t& hi) {
+  lo = off >= 0 ? 0 : (-off + s - 1) / s;
+  hi = in - off <= 0 ? 0 : (in - off + s - 1) / s;
+  lo = std::min(lo, out);
+  hi = std::max(lo, std::min(hi, out));
+}
+
+// Walks rows [r0, r1) of the column matrix (C*K, L) of an image (C, *in): for each row and
+// each output line (fixed z, y) calls f(col_line, image_line or nullptr, off, lo, hi), where
+// the line's element x reads image_line[x * s + off] for x in [lo, hi), zero elsewhere.
+template <class F>
+void for_lines(const Geom& g, int64_t r0, int64_t r1, const F& f) {
+  const int64_t K = g.k_n(), L = g.out_n(), plane = g.in[1] * g.in[2];
+  for (int64_t r = r0; r < r1; r++) {
+    int64_t c = r / K, kk = r % K;
+    int64_t kx = kk % g.k[2], ky = kk / g.k[2] % g.k[1], kz = kk / (g.k[2] * g.k[1]);
+    int64_t off = kx * g.d[2] - g.p[2], lo, hi;
+    valid_range(off, g.s[2], g.in[2], g.out[2], lo, hi);
+    int64_t line = r * L, base = c * g.in_n();
+    for (int64_t oz = 0; oz < g.out[0]; oz++) {
+      int64_t iz = oz * g.s[0] + kz * g.d[0] - g.p[0];
+      for (int64_t oy = 0; oy < g.out[1]; oy++, line += g.out[2]) {
+        int64_t iy = oy * g.s[1] + ky * g.d[1] - g.p[1];
+        bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+        f(line, inside ? base + iz * plane + iy * g.in[2] : int64_t(-1), off, lo, hi);
+      }
+    }
+  }
+}
+
+// Rows [r0, r1) of im2col(im).
+template <class T>
+void im2col(const Geom& g, const T* im, T* col, int64_t r0, int64_t r1) {
+  const int64_t W = g.out[2], s = g.s[2];
+  for_lines(g, r0, r1, [&](int64_t line, int64_t src, int64_t off, int64_t lo, int64_t hi) {
+    T* dst = col + line;
+    if (src < 0) {
+      std::fill(dst, dst + W, T(0));
+      return;
+    }
+    const T* row = im + src;
+    std::fill(dst, dst + lo, T(0));
+    if (s == 1)
+      std::copy(row + lo + off, row + hi + off, dst + lo);
+    else
+      for (int64_t x = lo; x < hi; x++) dst[x] = row[x * s + off];
+    std::fill(dst + hi, dst + W, T(0));
+  });
+}
+
+// im[c] += the columns of channels [c0, c1) put back in place (the adjoint of im2col).
+template <class T>
+void col2im(const Geom& g, const T* col, T* im, int64_t c0, int64_t c1) {
+  const int64_t K = g.k_n(), s = g.s[2];
+  for_lines(g, c0 * K, c1 * K,
+            [&](int64_t line, int64_t dst, int64_t off, int64_t lo, int64_t hi) {
+              if (dst < 0) return;
+              const T* src = col + line;
+              T* row = im + dst;
+              if (s == 1)
+                for (int64_t x = lo; x < hi; x++) row[x + off] += src[x];
+              else
+                for (int64_t x = lo; x < hi; x++) row[x * s + off] += src[x];
+            });
+}
+
+// ---------------------------------------------------------------- BLAS
+// c (m x n, ldc) = a @ b + beta * c, row-major; ta/tb: a/b are stored transposed.
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+          const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (beta == 0)
+      for (int64_t i = 0; i < m; i++) std::fill(c + i * ldc, c + i * ldc + n, 0.f);
+    return;
+  }
+  scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                    int(m), int(n), int(k), 1.f, a, int(lda), b, int(ldb), beta, c, int(ldc));
+}
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+          const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (beta == 0)
+      for (int64_t i = 0; i < m; i++) std::fill(c + i * ldc, c + i * ldc + n, 0.0);
+    return;
+  }
+  scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                    int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb), beta, c, int(ldc));
+}
+
+// ---------------------------------------------------------------- threads
+// outer: threads across samples (BLAS single-threaded); inner: threads inside one sample.
+struct Plan {
+  int outer = 1, inner = 1;
+};
+
+Plan plan_for(int64_t N, int64_t work_per_sample) {
+  int nt = get_num_threads();
+  if (nt <= 1 || N * work_per_sample < kGrain) return {};
+  if (N >= nt) return {nt, 1};
+  return {1, nt};
+}
+
+// f(n, slot) for each sample n; slot < plan.outer names the running thread's scratch.
+template <class F>
+void for_samples(int64_t N, const Plan& plan, const F& f) {
+  if (plan.outer <= 1) {
+    for (int64_t n = 0; n < N; n++) f(n, 0);
+    return;
+  }
+  int blas_threads = scipy_openblas_get_num_threads();
+  scipy_openblas_set_num_threads(1);
+#pragma omp parallel for num_threads(plan.outer) schedule(static)
+  for (int64_t n = 0; n < N; n++) f(n, omp_get_thread_num());
+  scipy_openblas_set_num_threads(blas_threads);
+}
+
+// rows [0, rows) of im2col, across `nt` threads
+template <class T>
+void im2col_par(const Geom& g, const T* im, T* col, int nt) {
+  int64_t rows = g.C * g.k_n();
+  if (nt <= 1) return im2col(g, im, col, 0, rows);
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t r = 0; r < rows; r++) im2col(g, im, col, r, r + 1);
+}
+
+template <class T>
+void col2im_par(const Geom& g, const T* col, T* im, int nt) {
+  if (nt <= 1) return col2im(g, col, im, 0, g.C);
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t c = 0; c < g.C; c++) col2im(g, col, im, c, c + 1);
+}
+
+// y rows (O, L) = bias[o] (then GEMMs accumulate with beta 1), or nothing (beta 0)
+template <class T>
+T init_rows(T* y, const T* bias, int64_t O, int64_t L) {
+  if (!bias) return T(0);
+  for (int64_t o = 0; o < O; o++) std::fill(y + o * L, y + (o + 1) * L, bias[o]);
+  return T(1);
+}
+
+// ---------------------------------------------------------------- kernels
+// x (N, C, *in), w (O, C/G, *k), y (N, O, *out); g describes x.
+template <class T>
+void conv_kernel(const T* x, const T* w, const T* bias, T* y, int64_t N, const Geom& g, int64_t O,
+                 int64_t G) {
+  const int64_t L = g.out_n(), CKg = g.C / G * g.k_n(), Og = O / G, rows = g.C * g.k_n();
+  const bool direct = g.identity();
+  Plan plan = plan_for(N, rows * L * Og);
+  std::vector<T> scratch(direct ? 0 : size_t(plan.outer * rows * L));
+  for_samples(N, plan, [&](int64_t n, int slot) {
+    const T* xn = x + n * g.C * g.in_n();
+    const T* col = xn;
+    if (!direct) {
+      T* buf = scratch.data() + slot * rows * L;
+      im2col_par(g, xn, buf, plan.inner);
+      col = buf;
+    }
+    T* yn = y + n * O * L;
+    T beta = init_rows(yn, bias, O, L);
+    for (int64_t i = 0; i < G; i++)
+      gemm(false, false, Og, L, CKg, w + i * Og * CKg, CKg, col + i * CKg * L, L, beta,
+           yn + i * Og * L, L);
+  });
+}
+
+// x (N, C, *out), w (C, O/G, *k), y (N, O, *in); g describes y (the image col2im writes).
+template <class T>
+void conv_transpose_kernel(const T* x, const T* w, const T* bias, T* y, int64_t N, const Geom& g,
+                           int64_t C, int64_t G) {
+  const int64_t L = g.out_n(), O = g.C, Cg = C / G, OKg = O / G * g.k_n(), rows = O * g.k_n();
+  const bool direct = g.identity();
+  Plan plan = plan_for(N, rows * L * Cg);
+  std::vector<T> scratch(direct ? 0 : size_t(plan.outer * rows * L));
+  for_samples(N, plan, [&](int64_t n, int slot) {
+    const T* xn = x + n * C * L;
+    T* yn = y + n * O * g.in_n();
+    if (direct) {
+      T beta = init_rows(yn, bias, O, L);
+      for (int64_t i = 0; i < G; i++)
+        gemm(true, false, OKg, L, Cg, w + i * Cg * OKg, OKg, xn + i * Cg * L, L, beta,
+             yn + i * OKg * L, L);
+      return;
+    }
+    T* col = scratch.data() + slot * rows * L;
+    for (int64_t i = 0; i < G; i++)
+      gemm(true, false, OKg, L, Cg, w + i * Cg * OKg, OKg, xn + i * Cg * L, L, T(0),
+           col + i * OKg * L, L);
+    if (bias)
+      init_rows(yn, bias, O, g.in_n());
+    else
+      std::fill(yn, yn + O * g.in_n(), T(0));
+    col2im_par(g, col, yn, plan.inner);
+  });
+}
+
+// gw (O, C/G, *k) = sum_n gy[n] @ im2col(x[n])^T; x (N, C, *in), gy (N, O, *out).
+template <class T>
+void weight_grad_kernel(const T* x, const T* gy, T* gw, int64_t N, const Geom& g, int64_t O,
+                        int64_t G) {
+  const int64_t L = g.out_n(), CKg = g.C / G * g.k_n(), Og = O / G, rows = g.C * g.k_n();
+  const int64_t wn = O * CKg;
+  const bool direct = g.identity();
+  Plan plan = plan_for(N, rows * L * Og);
+  const int64_t col_n = direct ? 0 : rows * L, per = col_n + wn;
+  std::vector<T> scratch(size_t(plan.outer * per));  // per thread: columns, then its sum
+  for_samples(N, plan, [&](int64_t n, int slot) {
+    const T* xn = x + n * g.C * g.in_n();
+    const T* col = xn;
+    T* buf = scratch.data() + slot * per;
+    if (!direct) {
+      im2col_par(g, xn, buf, plan.inner);
+      col = buf;
+    }
+    const T* gyn = gy + n * O * L;
+    for (int64_t i = 0; i < G; i++)
+      gemm(false, true, Og, CKg, L, gyn + i * Og * L, L, col + i * CKg * L, L, T(1),
+           buf + col_n + i * Og * CKg, CKg);
+  });
+  std::copy(scratch.data() + col_n, scratch.data() + col_n + wn, gw);
+  for (int t = 1; t < plan.outer; t++) {
+    const T* part = scratch.data() + t * per + col_n;
+    for (int64_t j = 0; j < wn; j++) gw[j] += part[j];
+  }
+}
+
+// unfold: col (N, C*K, L) = im2col(x[n]); fold: y (N, C, *in) = col2im(col[n])
+template <class T>
+void im2col_kernel(const T* x, T* col, int64_t N, const Geom& g) {
+  const int64_t K = g.k_n(), L = g.out_n();
+  int nt = N * g.C * K * L >= kGrain ? get_num_threads() : 1;
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t i = 0; i < N * g.C; i++) {
+    int64_t n = i / g.C, c = i % g.C;
+    im2col(g, x + n * g.C * g.in_n(), col + n * g.C * K * L, c * K, (c + 1) * K);
+  }
+}
+
+template <class T>
+void col2im_kernel(const T* col, T* y, int64_t N, const Geom& g) {
+  const int64_t K = g.k_n(), L = g.out_n();
+  std::fill(y, y + N * g.C * g.in_n(), T(0));
+  int nt = N * g.C * K * L >= kGrain ? get_num_threads() : 1;
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int64_t i = 0; i < N * g.C; i++) {
+    int64_t n = i / g.C, c = i % g.C;
+    col2im(g, col + n * g.C * K * L, y + n * g.C * g.in_n(), c, c + 1);
+  }
+}
+
+template <class F>
+void visit_float(ScalarType t, const F& f) {
+  if (t == ScalarType::Float)
+    f(float());
+  else
+    f(double());
+}
+
+// ---------------------------------------------------------------- checks
+std::string list_str(const int64_t* v, size_t n, const char* sep = ", ") {
+  std::string s;
+  for (size_t i = 0; i < n; i++) s += (i ? sep : "") + std::to_string(v[i]);
+  return s;
+}
+std::string dims(const Shape& s) { return "[" + list_str(s.data(), s.size()) + "]"; }
+std::string tup(const Shape& s) { return "(" + list_str(s.data(), s.size()) + ")"; }
+
+void check_float(const std::string& op, const char* what, const Tensor& t) {
+  ScalarType dt = t.dtype();
+  TC_CHECK(dt == ScalarType::Float || dt == ScalarType::Double, Type, op,
+           ": only float32 and float64 are supported, but ", what, " has dtype ", dtype_name(dt));
+  TC_CHECK(t.device().type == DeviceType::CPU, Runtime, op, ": ", what,
+           " must be a CPU tensor, got ", t.device().str());
+}
+
+void check_same_dtype(const std::string& op, const char* what, const Tensor& t, const Tensor& x) {
+  TC_CHECK(t.dtype() == x.dtype(), Type, op, ": ", what, " (", dtype_name(t.dtype()),
+           ") and input (", dtype_name(x.dtype()), ") must have the same dtype");
+}
+
+void check_param(const std::string& op, const char* name, const Shape& v, int64_t nd,
+                 int64_t min) {
+  TC_CHECK(int64_t(v.size()) == nd, Runtime, op, ": expected ", name, " to have ", nd,
+           " values, one per spatial dim, but got ", name, "=", dims(v));
+  for (int64_t e : v)
+    TC_CHECK(e >= min, Runtime, op, ": ", name, " must be ", min == 0 ? "non-negative" : "positive",
+             ", but got ", name, "=", dims(v));
+}
+
+void check_blas_size(const std::string& op, std::initializer_list<int64_t> sizes) {
+  for (int64_t s : sizes)
+    TC_CHECK(s < (int64_t(1) << 31), NotImplemented, op,
+             ": a matrix dimension of 2^31 or more is not supported");
+}
+
+std::string op_name(bool transposed, int64_t nd) {
+  return cat_str(transposed ? "conv_transpose" : "conv", nd, "d");
+}
+
+int64_t spatial_nd(const std::string& op, const Tensor& w) {
+  TC_CHECK(w.dim() >= 3 && w.dim() <= 5, Runtime, op,
+           ": expected a weight with 3, 4 or 5 dims (1 to 3 spatial dims), but got weight of size ",
+           dims(w.sizes()));
+  return w.dim() - 2;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- front ends
+Tensor conv(const Tensor& input, const Tensor& weight, const Tensor& bias, const Shape& stride,
+            const Shape& padding, const Shape& dilation, int64_t groups, bool transposed,
+            const Shape& output_padding) {
+  int64_t nd = spatial_nd(transposed ? "conv_transpose" : "conv", weight);
+  std::string op = op_name(transposed, nd);
+  check_float(op, "input", input);
+  check_float(op, "weight", weight);
+  check_same_dtype(op, "weight", weight, input);
+  TC_CHECK(input.dim() == nd + 2, Runtime, op, ": expected a ", nd + 2,
+           "-D (batched) input for a weight of size ", dims(weight.sizes()),
+           ", but got input of size ", dims(input.sizes()));
+  check_param(op, "stride", stride, nd, 1);
+  check_param(op, "padding", padding, nd, 0);
+  check_param(op, "dilation", dilation, nd, 1);
+  TC_CHECK(groups > 0, Runtime, op, ": groups must be positive, but got groups=", groups);
+  const int64_t N = input.size(0), C = input.size(1);
+  // channels: conv reads C = weight[1] * groups and writes O = weight[0];
+  // conv_transpose reads C = weight[0] and writes O = weight[1] * groups
+  int64_t w_in = transposed ? weight.size(0) : weight.size(1) * groups;
+  int64_t O = transposed ? weight.size(1) * groups : weight.size(0);
+  int64_t split = transposed ? w_in : O;  // the weight's dim 0 holds the groups
+  TC_CHECK(weight.size(0) > 0, Runtime, op, ": weight of size ", dims(weight.sizes()),
+           " has no ", transposed ? "input" : "output", " channels");
+  for (int64_t i = 2; i < weight.dim(); i++)
+    TC_CHECK(weight.size(i) > 0, Runtime, op, ": weight of size ", dims(weight.sizes()),
+             " has an empty kernel");
+  TC_CHECK(split % groups == 0, Runtime, op, ": groups=", groups,
+           " must divide the weight's dim 0, but got weight of size ", dims(weight.sizes()));
+  TC_CHECK(C == w_in, Runtime, op, ": expected input of size ", dims(input.sizes()), " to have ",
+           w_in, " channels (weight of size ", dims(weight.sizes()), ", groups=", groups,
+           "), but got ", C, " channels");
+  if (bias.defined()) {
+    check_float(op, "bias", bias);
+    check_same_dtype(op, "bias", bias, input);
+    TC_CHECK(bias.dim() == 1 && bias.size(0) == O, Runtime, op, ": expected bias of size [", O,
+             "] for a weight of size ", dims(weight.sizes()), ", but got bias of size ",
+             dims(bias.sizes()));
+  }
+  Shape in_sp(input.sizes().begin() + 2, input.sizes().end()),
+      k_sp(weight.sizes().begin() + 2, weight.sizes().end()), out_sp(size_t(nd), 0);
+  if (N > 0 && C > 0)
+    for (int64_t s : in_sp)
+      TC_CHECK(s > 0, Runtime, op,
+               ": the spatial dims of the input must be non-empty, but got input of size ",
+               dims(input.sizes()));
+  if (transposed) {
+    check_param(op, "output_padding", output_padding, nd, 0);
+    for (int64_t i = 0; i < nd; i++)
+      TC_CHECK(output_padding[i] < stride[i] || output_padding[i] < dilation[i], Runtime, op,
+               ": output_padding must be smaller than stride or dilation, but got output_padding=",
+               dims(output_padding), ", stride=", dims(stride), ", dilation=", dims(dilation));
+    for (int64_t i = 0; i < nd; i++)
+      out_sp[i] = (in_sp[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k_sp[i] - 1) +
+                  output_padding[i] + 1;
+    for (int64_t i = 0; i < nd; i++)
+      TC_CHECK(out_sp[i] > 0, Runtime, op, ": the output size ", tup(out_sp),
+               " is too small (input of size ", dims(input.sizes()), ", weight of size ",
+               dims(weight.sizes()), ", stride=", dims(stride), ", padding=", dims(padding),
+               ", dilation=", dims(dilation), ", output_padding=", dims(output_padding), ")");
+  } else {
+    Shape padded = in_sp, eff = k_sp;
+    for (int64_t i = 0; i < nd; i++) {
+      padded[i] += 2 * padding[i];
+      eff[i] = dilation[i] * (k_sp[i] - 1) + 1;
+    }
+    for (int64_t i = 0; i < nd; i++)
+      TC_CHECK(padded[i] >= eff[i], Runtime, op, ": the padded input size per channel ",
+               tup(padded), " is smaller than the (dilated) kernel size ", tup(eff),
+               " (input of size ", dims(input.sizes()), ", weight of size ",
+               dims(weight.sizes()), ")");
+    for (int64_t i = 0; i < nd; i++) out_sp[i] = (padded[i] - eff[i]) / stride[i] + 1;
+  }
+  Shape out_shape{N, O};
+  for (int64_t s : out_sp) out_shape.push_back(s);
+  Tensor y = empty(out_shape, input.dtype());
+  if (y.numel() == 0) return y;
+  Tensor x = contiguous(input), w = contiguous(weight),
+         b = bias.defined() ? contiguous(bias) : Tensor();
+  // g: the image im2col reads (conv) or col2im writes (conv_transpose)
+  Geom g = transposed ? make_geom(O, out_sp.data(), in_sp.data(), k_sp, stride, padding, dilation)
+                      : make_geom(C, in_sp.data(), out_sp.data(), k_sp, stride, padding, dilation);
+  check_blas_size(op, {g.C * g.k_n(), g.out_n(), O, C});
+  visit_float(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    const T* pb = b.defined() ? b.data_as<T>() : nullptr;
+    if (transposed)
+      conv_transpose_kernel<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, C,
+                               groups);
+    else
+      conv_kernel<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, O, groups);
+  });
+  return y;
+}
+
+Tensor conv_weight_grad(const Tensor& input, const Tensor& grad, const Shape& weight_size,
+                        const Shape& stride, const Shape& padding, const Shape& dilation,
+                        int64_t groups) {
+  const std::string op = "conv_weight_grad";
+  TC_CHECK(weight_size.size() >= 3 && weight_size.size() <= 5, Runtime, op,
+           ": expected a weight size with 3, 4 or 5 dims, got ", dims(weight_size));
+  int64_t nd = int64_t(weight_size.size()) - 2;
+  check_float(op, "input", input);
+  check_float(op, "grad", grad);
+  check_same_dtype(op, "grad", grad, input);
+  TC_CHECK(input.dim() == nd + 2 && grad.dim() == nd + 2, Runtime, op, ": expected ", nd + 2,
+           "-D input and grad for a weight of size ", dims(weight_size), ", but got input of size ",
+           dims(input.sizes()), " and grad of size ", dims(grad.sizes()));
+  check_param(op, "stride", stride, nd, 1);
+  check_param(op, "padding", padding, nd, 0);
+  check_param(op, "dilation", dilation, nd, 1);
+  for (int64_t s : weight_size)
+    TC_CHECK(s >= 0, Runtime, op, ": invalid weight size ", dims(weight_size));
+  TC_CHECK(groups > 0 && weight_size[0] % groups == 0, Runtime, op, ": groups=", groups,
+           " must be positive and divide the weight's dim 0 (weight size ", dims(weight_size), ")");
+  const int64_t N = input.size(0), C = input.size(1), O = weight_size[0];
+  TC_CHECK(grad.size(0) == N && grad.size(1) == O && C == weight_size[1] * groups, Runtime, op,
+           ": input of size ", dims(input.sizes()), " and grad of size ", dims(grad.sizes()),
+           " do not fit a weight of size ", dims(weight_size), " with groups=", groups);
+  Shape in_sp(input.sizes().begin() + 2, input.sizes().end()),
+      out_sp(grad.sizes().begin() + 2, grad.sizes().end()),
+      k_sp(weight_size.begin() + 2, weight_size.end());
+  Tensor gw = empty(weight_size, input.dtype());
+  if (gw.numel() == 0) return gw;
+  if (N == 0 || grad.numel() == 0 || input.numel() == 0) {
+    fill_(gw, Scalar::from_int(0));
+    return gw;
+  }
+  Tensor x = contiguous(input), gy = contiguous(grad);
+  Geom g = make_geom(C, in_sp.data(), out_sp.data(), k_sp, stride, padding, dilation);
+  check_blas_size(op, {g.C * g.k_n(), g.out_n(), O});
+  visit_float(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    weight_grad_kernel<T>(x.data_as<T>(), gy.data_as<T>(), gw.data_as<T>(), N, g, O, groups);
+  });
+  return gw;
+}
+
+// The blocks' grid of unfold/fold: one count per spatial dim, each at least 1.
+static Shape blocks_of(const std::string& op, const Shape& in_sp, const Shape& k, const Shape& d,
+                       const Shape& p, const Shape& s) {
+  Shape b(in_sp.size(), 0);
+  bool ok = true;
+  for (size_t i = 0; i < in_sp.size(); i++) {
+    int64_t span = in_sp[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1;
+    b[i] = span < 0 ? -((-span + s[i] - 1) / s[i]) + 1 : span / s[i] + 1;  // floor division
+    ok = ok && b[i] >= 1;
+  }
+  TC_CHECK(ok, Runtime, op, ": for spatial size ", tup(in_sp), ", kernel_size=", tup(k),
+           ", dilation=", tup(d), ", padding=", tup(p), ", stride=", tup(s),
+           " the grid of sliding blocks would be ", tup(b), ", but each count must be at least 1");
+  return b;
+}
+
+static void check_fold_params(const std::string& op, int64_t nd, const Shape& k, const Shape& d,
+                              const Shape& p, const Shape& s) {
+  TC_CHECK(nd >= 1 && nd <= 3, Runtime, op, ": expected 1 to 3 spatial dims, got ", nd);
+  check_param(op, "kernel_size", k, nd, 1);
+  check_param(op, "dilation", d, nd, 1);
+  check_param(op, "padding", p, nd, 0);
+  check_param(op, "stride", s, nd, 1);
+}
+
+Tensor im2col(const Tensor& input, const Shape& kernel, const Shape& dilation,
+              const Shape& padding, const Shape& stride) {
+  const std::string op = "unfold";
+  int64_t nd = int64_t(kernel.size());
+  check_fold_params(op, nd, kernel, dilation, padding, stride);
+  check_float(op, "input", input);
+  TC_CHECK(input.dim() == nd + 2, Runtime, op, ": expected a ", nd + 2,
+           "-D (batched) input for a kernel_size with ", nd, " values, but got input of size ",
+           dims(input.sizes()));
+  const int64_t N = input.size(0), C = input.size(1);
+  Shape in_sp(input.sizes().begin() + 2, input.sizes().end());
+  Shape b = blocks_of(op, in_sp, kernel, dilation, padding, stride);
+  Geom g = make_geom(C, in_sp.data(), b.data(), kernel, stride, padding, dilation);
+  Tensor col = empty({N, C * g.k_n(), g.out_n()}, input.dtype());
+  if (col.numel() == 0) return col;
+  Tensor x = contiguous(input);
+  visit_float(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    im2col_kernel<T>(x.data_as<T>(), col.data_as<T>(), N, g);
+  });
+  return col;
+}
+
+Tensor col2im(const Tensor& input, const Shape& output_size, const Shape& kernel,
+              const Shape& dilation, const Shape& padding, const Shape& stride) {
+  const std::string op = "fold";
+  int64_t nd = int64_t(kernel.size());
+  check_fold_params(op, nd, kernel, dilation, padding, stride);
+  check_param(op, "output_size", output_size, nd, 1);
+  check_float(op, "input", input);
+  TC_CHECK(input.dim() == 3, Runtime, op, ": expected a 3-D (batched) input, got input of size ",
+           dims(input.sizes()));
+  int64_t K = 1;
+  for (int64_t k : kernel) K *= k;
+  TC_CHECK(input.size(1) % K == 0, Runtime, op, ": expected input.size(1)=", input.size(1),
+           " to be divisible by the product of kernel_size ", tup(kernel), " (", K, ")");
+  Shape b = blocks_of(op, output_size, kernel, dilation, padding, stride);
+  int64_t L = 1;
+  for (int64_t v : b) L *= v;
+  TC_CHECK(input.size(2) == L, Runtime, op, ": for output_size=", tup(output_size),
+           ", kernel_size=", tup(kernel), ", dilation=", tup(dilation), ", padding=",
+           tup(padding), ", stride=", tup(stride), " there are ", list_str(b.data(), b.size(), " * "),
+           " = ", L, " sliding blocks, but input.size(2)=", input.size(2));
+  const int64_t N = input.size(0), C = input.size(1) / K;
+  Shape out_shape{N, C};
+  for (int64_t s : output_size) out_shape.push_back(s);
+  Tensor y = empty(out_shape, input.dtype());
+  if (y.numel() == 0) return y;
+  Tensor col = contiguous(input);
+  Geom g = make_geom(C, output_size.data(), b.data(), kernel, stride, padding, dilation);
+  visit_float(col.dtype(), [&](auto t) {
+    using T = decltype(t);
+    col2im_kernel<T>(col.data_as<T>(), y.data_as<T>(), N, g);
+  });
+  return y;
+}
+
+}  // namespace tc

@@ -1,0 +1,88 @@
+// nn_misc.cpp — embedding lookup and dropout masks.
+//
+// Dropout draws one 64-bit seed from the generator and hashes (seed, element index) with
+// SplitMix64, so a mask depends only on the generator's state, not on the thread count,
+// and is filled in parallel.
+#include <cmath>
+#include <cstring>
+
+#include "nn_ops.h"
+
+namespace tc {
+
+Tensor embedding(const Tensor& weight, const Tensor& indices) {
+  const char* op = "embedding";
+  check_float(weight, op, "weight");
+  TC_CHECK(weight.dim() == 2, Runtime, op, "(): expected a 2-D weight (num_embeddings, dim), got ",
+           shape_str(weight.sizes()));
+  TC_CHECK(indices.dtype() == ScalarType::Long, Runtime, op,
+           "(): expected indices of dtype int64, got ", dtype_name(indices.dtype()));
+  int64_t V = weight.size(0), D = weight.size(1), n = indices.numel();
+  Tensor ic = contiguous(indices);
+  const int64_t* id = ic.data_as<int64_t>();
+  for (int64_t i = 0; i < n; i++)
+    TC_CHECK(id[i] >= 0 && id[i] < V, Index, op, "(): index ", id[i],
+             " is out of range for a weight of ", V, " rows");
+  Shape shape = indices.sizes();
+  shape.push_back(D);
+  Tensor out = empty(shape, weight.dtype());
+  int64_t rs = weight.stride(0), cs = weight.stride(1);
+  size_t isz = weight.itemsize();
+  const char* w = weight.data();
+  char* o = out.data();
+  int nt = n > 1 && n * D >= kGrain ? get_num_threads() : 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t i = 0; i < n; i++) {
+    const char* src = w + id[i] * rs * int64_t(isz);
+    char* dst = o + i * D * int64_t(isz);
+    if (cs == 1) {
+      std::memcpy(dst, src, size_t(D) * isz);
+    } else {
+      for (int64_t j = 0; j < D; j++)
+        std::memcpy(dst + j * int64_t(isz), src + j * cs * int64_t(isz), isz);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+inline uint64_t splitmix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+template <class T>
+void fill_mask(T* m, int64_t n, uint64_t seed, double p, T keep) {
+  // keep when the 53-bit uniform u = (h >> 11) / 2^53 is >= p
+  const double two53 = 9007199254740992.0;
+  uint64_t thr = p >= 1 ? (uint64_t(1) << 53) : uint64_t(std::ceil(p * two53));
+  int nt = n >= kGrain ? get_num_threads() : 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t h = splitmix64(seed + uint64_t(i + 1) * 0x9E3779B97F4A7C15ULL);
+    m[i] = (h >> 11) >= thr ? keep : T(0);
+  }
+}
+
+}  // namespace
+
+Tensor dropout_mask(const Shape& shape, double p, ScalarType dtype, bool scale, Generator* g) {
+  const char* op = "dropout";
+  TC_CHECK(p >= 0 && p <= 1, Value, op,
+           "(): dropout probability has to be between 0 and 1, but got ", p);
+  TC_CHECK(dtype == ScalarType::Float || dtype == ScalarType::Double, Type, op,
+           "(): expected a float32 or float64 input, got ", dtype_name(dtype));
+  Tensor m = empty(shape, dtype);
+  Generator& gen = g ? *g : default_generator();
+  uint64_t seed = gen.next();
+  double keep = scale ? (p < 1 ? 1.0 / (1.0 - p) : 0.0) : 1.0;
+  if (dtype == ScalarType::Float)
+    fill_mask<float>(m.data_as<float>(), m.numel(), seed, p, float(keep));
+  else
+    fill_mask<double>(m.data_as<double>(), m.numel(), seed, p, keep);
+  return m;
+}
+
+}  // namespace tc

@@ -1,0 +1,186 @@
+// nn_norm.cpp — batch normalisation over (N, C, S) and its backward.
+//
+// Statistics are per channel c, over the N * S values x[n, c, :]; channels run in parallel.
+// layer_norm, group_norm and instance_norm reuse these kernels on a reshaped input (one
+// "channel" per normalised group), see torch/_nn_ops.py.
+#include <cmath>
+
+#include "nn_ops.h"
+
+namespace tc {
+
+namespace {
+
+struct Dims {
+  int64_t N, C, S;
+};
+
+template <class F>
+void for_channels(const Dims& d, const F& f) {
+  int nt = d.C > 1 && d.N * d.C * d.S >= kGrain ? get_num_threads() : 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t c = 0; c < d.C; c++) f(c);
+}
+
+// sum over n of f(row of S values of channel c)
+template <class T, class F>
+double over_rows(const Dims& d, const T* x, int64_t c, const F& f) {
+  double acc = 0;
+  for (int64_t n = 0; n < d.N; n++) acc += f(x + (n * d.C + c) * d.S, n);
+  return acc;
+}
+
+template <class T>
+void bn_forward(const Dims& d, const T* x, const T* w, const T* b, T* rm, T* rv, bool training,
+                bool update, double momentum, double eps, T* y, T* mean_out, T* invstd_out) {
+  double M = double(d.N * d.S);
+  for_channels(d, [&](int64_t c) {
+    double mean, invstd;
+    if (training) {
+      double sum = over_rows(d, x, c, [&](const T* r, int64_t) {
+        return double(lane_sum<T>(d.S, [&](int64_t i) { return r[i]; }));
+      });
+      mean = sum / M;
+      T m = T(mean);
+      double ss = over_rows(d, x, c, [&](const T* r, int64_t) {
+        return double(lane_sum<T>(d.S, [&](int64_t i) { return (r[i] - m) * (r[i] - m); }));
+      });
+      double var = ss / M;
+      invstd = 1.0 / std::sqrt(var + eps);
+      if (update && rm) rm[c] = T((1 - momentum) * double(rm[c]) + momentum * mean);
+      if (update && rv) rv[c] = T((1 - momentum) * double(rv[c]) + momentum * ss / (M - 1));
+    } else {
+      mean = double(rm[c]);
+      invstd = 1.0 / std::sqrt(double(rv[c]) + eps);
+    }
+    mean_out[c] = T(mean);
+    invstd_out[c] = T(invstd);
+    double scale = invstd * (w ? double(w[c]) : 1.0);
+    T sc = T(scale), sh = T((b ? double(b[c]) : 0.0) - mean * scale);
+    for (int64_t n = 0; n < d.N; n++) {
+      const T* r = x + (n * d.C + c) * d.S;
+      T* o = y + (n * d.C + c) * d.S;
+      for (int64_t i = 0; i < d.S; i++) o[i] = r[i] * sc + sh;
+    }
+  });
+}
+
+template <class T>
+void bn_backward(const Dims& d, const T* g, const T* x, const T* w, const T* mean, const T* invstd,
+                 bool training, T* gx, T* gw, T* gb) {
+  double M = double(d.N * d.S);
+  for_channels(d, [&](int64_t c) {
+    T m = mean[c];
+    double sg = over_rows(d, g, c, [&](const T* r, int64_t) {
+      return double(lane_sum<T>(d.S, [&](int64_t i) { return r[i]; }));
+    });
+    double sgx = over_rows(d, g, c, [&](const T* r, int64_t n) {
+      const T* xr = x + (n * d.C + c) * d.S;
+      return double(lane_sum<T>(d.S, [&](int64_t i) { return r[i] * (xr[i] - m); }));
+    });
+    double is = double(invstd[c]), wc = w ? double(w[c]) : 1.0;
+    gw[c] = T(sgx * is);
+    gb[c] = T(sg);
+    // gx = a * g + b * (x - mean) + k
+    T a = T(is * wc), bb = 0, k = 0;
+    if (training) {
+      bb = T(-wc * is * is * is * sgx / M);
+      k = T(-wc * is * sg / M);
+    }
+    for (int64_t n = 0; n < d.N; n++) {
+      int64_t off = (n * d.C + c) * d.S;
+      for (int64_t i = 0; i < d.S; i++) gx[off + i] = a * g[off + i] + bb * (x[off + i] - m) + k;
+    }
+  });
+}
+
+template <class T>
+T* ptr(const Tensor& t) {
+  return t.defined() ? t.data_as<T>() : nullptr;
+}
+
+Tensor channel_param(const Tensor& t, const Tensor& x, int64_t C, const char* name,
+                     const char* op) {
+  if (!t.defined()) return t;
+  TC_CHECK(t.dtype() == x.dtype() && t.numel() == C, Runtime, op, "(): expected ", name,
+           " to be a ", dtype_name(x.dtype()), " tensor of ", C, " values (one per channel), got ",
+           dtype_name(t.dtype()), " of shape ", shape_str(t.sizes()));
+  return contiguous(t);
+}
+
+}  // namespace
+
+NormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                      const Tensor& running_mean, const Tensor& running_var, bool training,
+                      double momentum, double eps) {
+  const char* op = "batch_norm";
+  check_float(x, op);
+  TC_CHECK(x.dim() == 3, Runtime, op, "(): expected input of shape (N, C, S), got ",
+           shape_str(x.sizes()));
+  Dims d{x.size(0), x.size(1), x.size(2)};
+  TC_CHECK(training || (running_mean.defined() && running_var.defined()), Runtime, op,
+           "(): running_mean and running_var must be defined in evaluation mode");
+  Tensor w = channel_param(weight, x, d.C, "weight", op);
+  Tensor b = channel_param(bias, x, d.C, "bias", op);
+  Tensor rm = channel_param(running_mean, x, d.C, "running_mean", op);
+  Tensor rv = channel_param(running_var, x, d.C, "running_var", op);
+  bool update = training && d.N * d.S > 0;
+  if (update && rm.defined() && !rm.same(running_mean)) rm = clone(rm);  // a private copy
+  if (update && rv.defined() && !rv.same(running_var)) rv = clone(rv);
+  Tensor xc = contiguous(x);
+  NormResult r{empty(x.sizes(), x.dtype()), empty({d.C}, x.dtype()), empty({d.C}, x.dtype())};
+  if (d.N * d.S == 0) {  // no values: nothing to normalise, statistics undefined
+    if (d.C) {
+      fill_(r.mean, Scalar::from_double(NAN));
+      fill_(r.invstd, Scalar::from_double(NAN));
+    }
+    return r;
+  }
+  auto run = [&](auto t) {
+    using T = decltype(t);
+    bn_forward<T>(d, xc.data_as<T>(), ptr<T>(w), ptr<T>(b), ptr<T>(rm), ptr<T>(rv), training,
+                  update, momentum, eps, r.out.data_as<T>(), r.mean.data_as<T>(),
+                  r.invstd.data_as<T>());
+  };
+  if (x.dtype() == ScalarType::Float)
+    run(float());
+  else
+    run(double());
+  if (update) {
+    for (auto [mine, theirs] : {std::pair{rm, running_mean}, std::pair{rv, running_var}}) {
+      if (!theirs.defined()) continue;
+      if (!mine.same(theirs)) copy_(theirs, view(mine, theirs.sizes()));
+      theirs.bump_version();
+    }
+  }
+  return r;
+}
+
+NormResult batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weight,
+                               const Tensor& mean, const Tensor& invstd, bool training) {
+  const char* op = "batch_norm_backward";
+  check_float(x, op);
+  TC_CHECK(x.dim() == 3 && g.sizes() == x.sizes() && g.dtype() == x.dtype(), Runtime, op,
+           "(): expected grad and input of one shape (N, C, S) and dtype, got ",
+           dtype_name(g.dtype()), " ", shape_str(g.sizes()), " and ", dtype_name(x.dtype()), " ",
+           shape_str(x.sizes()));
+  Dims d{x.size(0), x.size(1), x.size(2)};
+  Tensor w = channel_param(weight, x, d.C, "weight", op);
+  Tensor m = channel_param(mean, x, d.C, "mean", op);
+  Tensor is = channel_param(invstd, x, d.C, "invstd", op);
+  TC_CHECK(m.defined() && is.defined(), Runtime, op, "(): mean and invstd are required");
+  Tensor gc = contiguous(g), xc = contiguous(x);
+  NormResult r{empty(x.sizes(), x.dtype()), empty({d.C}, x.dtype()), empty({d.C}, x.dtype())};
+  auto run = [&](auto t) {
+    using T = decltype(t);
+    bn_backward<T>(d, gc.data_as<T>(), xc.data_as<T>(), ptr<T>(w), m.data_as<T>(), is.data_as<T>(),
+                   training, r.out.data_as<T>(), r.mean.data_as<T>(), r.invstd.data_as<T>());
+  };
+  if (x.dtype() == ScalarType::Float)
+    run(float());
+  else
+    run(double());
+  return r;
+}
+
+}  // namespace tc

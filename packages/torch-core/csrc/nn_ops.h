@@ -1,0 +1,149 @@
+// nn_ops.h — neural-network kernels other than convolution (nn_*.cpp): pooling, softmax,
+// losses, batch normalisation, embedding, dropout masks, interpolation and padding.
+//
+// Every op takes float32 or float64 tensors (any layout: they are made contiguous) and has
+// a backward op. Most pairs are adjoint linear maps (avg_pool / avg_pool_backward, pad /
+// pad_backward, ...), so each one's gradient is the other: autograd's formulas use that
+// for gradients of any order. Spatial ops see (planes, *spatial): every dim before the last
+// D (D = the number of spatial dims) counts as a plane, so batched and unbatched inputs are
+// alike.
+#pragma once
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "ops.h"
+
+namespace tc {
+
+// ---------------------------------------------------------------- vectorisable helpers
+// GCC vectorises a floating-point reduction only when it may reorder it: these keep kLanes
+// independent partial results, which it maps onto SIMD registers.
+constexpr int kLanes = 16;
+
+template <class T, class F>
+inline T lane_sum(int64_t n, const F& f) {  // sum of f(i), i < n
+  T acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; j++) acc[j] += f(i + j);
+  T s = 0;
+  for (; i < n; i++) s += f(i);
+  for (int j = 0; j < kLanes; j++) s += acc[j];
+  return s;
+}
+
+template <class T>
+inline T lane_max(const T* p, int64_t n) {  // NaN if any is NaN; -inf for n == 0
+  T acc[kLanes];
+  for (int j = 0; j < kLanes; j++) acc[j] = -std::numeric_limits<T>::infinity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; j++) {
+      T v = p[i + j];
+      acc[j] = (v > acc[j] || v != v) ? v : acc[j];
+    }
+  T m = -std::numeric_limits<T>::infinity();
+  for (; i < n; i++) m = (p[i] > m || p[i] != p[i]) ? p[i] : m;
+  for (int j = 0; j < kLanes; j++) m = (acc[j] > m || acc[j] != acc[j]) ? acc[j] : m;
+  return m;
+}
+
+// exp in float32, branch-free so that loops over it vectorise (the same scheme as the core's
+// elementwise exp: 2^k * p(r), r = x - k ln2, |r| <= ln2/2, degree-6 polynomial, < 2 ulp).
+inline float nn_expf(float x) {
+  const float log2e = 1.44269504f, ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;
+  float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+  float k = (xc * log2e + 12582912.0f) - 12582912.0f;
+  float r = (xc - k * ln2_hi) - k * ln2_lo;
+  float p = 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  int ki = int(k), k1 = ki / 2, k2 = ki - k1;
+  uint32_t b1 = uint32_t(k1 + 127) << 23, b2 = uint32_t(k2 + 127) << 23;
+  float s1, s2;
+  std::memcpy(&s1, &b1, 4);
+  std::memcpy(&s2, &b2, 4);
+  float y = p * s1 * s2;
+  y = x > 88.7228391f ? std::numeric_limits<float>::infinity() : y;
+  y = x < -103.972084f ? 0.0f : y;
+  return x != x ? x : y;
+}
+inline double nn_exp(double x) { return std::exp(x); }
+inline float nn_exp(float x) { return nn_expf(x); }
+
+using IntList = std::vector<int64_t>;
+using DoubleList = std::vector<double>;
+
+// Raises TypeError unless t is float32 or float64.
+void check_float(const Tensor& t, const char* op, const char* arg = "input");
+
+// ---------------------------------------------------------------- pooling (nn_pool.cpp)
+// (values, flat index of the max within each input plane)
+std::pair<Tensor, Tensor> max_pool(const Tensor& x, const IntList& kernel, const IntList& stride,
+                                   const IntList& padding, const IntList& dilation, bool ceil_mode);
+std::pair<Tensor, Tensor> adaptive_max_pool(const Tensor& x, const IntList& out_size);
+// zeros of in_shape with g added at the indices (the backward of both max pools)
+Tensor max_pool_backward(const Tensor& g, const Tensor& indices, const IntList& in_shape,
+                         int64_t D);
+// divisor_override <= 0: none
+Tensor avg_pool(const Tensor& x, const IntList& kernel, const IntList& stride,
+                const IntList& padding, bool ceil_mode, bool count_include_pad,
+                int64_t divisor_override);
+Tensor avg_pool_backward(const Tensor& g, const IntList& in_shape, const IntList& kernel,
+                         const IntList& stride, const IntList& padding, bool ceil_mode,
+                         bool count_include_pad, int64_t divisor_override);
+Tensor adaptive_avg_pool(const Tensor& x, const IntList& out_size);
+Tensor adaptive_avg_pool_backward(const Tensor& g, const IntList& in_shape, int64_t D);
+
+// ---------------------------------------------------------------- softmax (nn_softmax.cpp)
+Tensor softmax(const Tensor& x, int64_t dim, bool log);
+// softmax: y * (g - sum(g * y)); log_softmax: g - exp(y) * sum(g)
+Tensor softmax_backward(const Tensor& g, const Tensor& y, int64_t dim, bool log);
+
+// ---------------------------------------------------------------- losses (nn_loss.cpp)
+// x: (N, C, S) with target (N, S), or (N, C) with target (N,), int64; weight: (C) or
+// undefined; reduction 0 none, 1 mean, 2 sum. Returns (loss: the target's shape or 0-d,
+// total weight: 0-d).
+std::pair<Tensor, Tensor> nll_loss(const Tensor& x, const Tensor& target, const Tensor& weight,
+                                   int64_t reduction, int64_t ignore_index);
+Tensor nll_loss_backward(const Tensor& g, const Tensor& target, const Tensor& weight,
+                         int64_t reduction, int64_t ignore_index, const Tensor& total_weight,
+                         int64_t classes);
+
+// ---------------------------------------------------------------- batch norm (nn_norm.cpp)
+// x: (N, C, S). Training: batch statistics, running stats (if defined) updated in place
+// with the unbiased variance; eval: the running stats. Returns (y, mean, invstd).
+struct NormResult {
+  Tensor out, mean, invstd;
+};
+NormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                      const Tensor& running_mean, const Tensor& running_var, bool training,
+                      double momentum, double eps);
+// (grad x, grad weight, grad bias); weight undefined means 1
+NormResult batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weight,
+                               const Tensor& mean, const Tensor& invstd, bool training);
+
+// ---------------------------------------------------------------- misc (nn_misc.cpp)
+// weight rows at indices (any shape): (*indices.shape, D)
+Tensor embedding(const Tensor& weight, const Tensor& indices);
+// 0 with probability p, else 1/(1-p) (or 1 when !scale), drawn from g
+Tensor dropout_mask(const Shape& shape, double p, ScalarType dtype, bool scale, Generator* g);
+// pads: PyTorch's order (last dim first, before/after pairs); mode 0 constant, 1 reflect,
+// 2 replicate, 3 circular
+Tensor pad(const Tensor& x, const IntList& pads, int64_t mode, double value);
+Tensor pad_backward(const Tensor& g, const IntList& in_shape, const IntList& pads, int64_t mode);
+// mode 0 nearest, 1 nearest-exact, 2 linear; scales: the user's scale factor per dim (<= 0:
+// none, the sizes' ratio is used)
+Tensor interpolate(const Tensor& x, const IntList& out_size, const DoubleList& scales, int64_t mode,
+                   bool align_corners);
+Tensor interpolate_backward(const Tensor& g, const IntList& in_shape, const DoubleList& scales,
+                            int64_t mode, bool align_corners, int64_t D);
+
+}  // namespace tc

@@ -1,0 +1,990 @@
+"""torch.nn.functional: the layers, activations and losses as functions.
+
+Two kinds live here.  The heavy kernels (convolution, pooling, normalisation, softmax,
+nll/cross-entropy, embedding, dropout, interpolation, padding) are torch-core ops in
+``torch._conv`` and ``torch._nn_ops`` with these exact signatures; they are looked up when
+first used (module ``__getattr__``), so this module imports even with a core that lacks
+them.  Everything else (activations, most losses, attention, distances) is written here
+as a composition of differentiable core ops, so autograd needs nothing more.
+"""
+
+import importlib
+import math
+import warnings
+
+import torch
+from torch import _C
+
+Tensor = torch.Tensor
+
+# The kernels that torch-core provides: name -> module.
+_CONV_OPS = "conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d unfold fold"
+_NN_OPS = (
+    "max_pool1d max_pool2d max_pool3d avg_pool1d avg_pool2d avg_pool3d adaptive_avg_pool1d "
+    "adaptive_avg_pool2d adaptive_avg_pool3d adaptive_max_pool1d adaptive_max_pool2d softmax "
+    "log_softmax softmin batch_norm layer_norm group_norm instance_norm nll_loss cross_entropy "
+    "embedding embedding_bag dropout dropout1d dropout2d dropout3d alpha_dropout interpolate pad"
+)
+_CORE_KERNELS = {
+    **{n: "torch._conv" for n in _CONV_OPS.split()},
+    **{n: "torch._nn_ops" for n in _NN_OPS.split()},
+}
+
+
+def __getattr__(name):
+    module = _CORE_KERNELS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'torch.nn.functional' has no attribute '{name}'")
+    fn = getattr(importlib.import_module(module), name, None)
+    if fn is None:
+        raise NotImplementedError(
+            f"torch.nn.functional.{name} is the core kernel {module}.{name}, which this "
+            "build of torch-core does not provide: update torch-core"
+        )
+    globals()[name] = fn  # later lookups find it directly
+    return fn
+
+
+def _kernel(name):
+    """A core kernel by name, for use inside this module (globals skip __getattr__)."""
+    fn = globals().get(name)
+    return fn if fn is not None else __getattr__(name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_CORE_KERNELS))
+
+
+# ---------------------------------------------------------------- helpers
+def _check_tensor(x, op, arg="input"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument '{arg}' must be Tensor, not {type(x).__name__}")
+
+
+def _inplace(input, result):
+    """Write result into input (the in-place forms): recorded by autograd as a copy."""
+    return input.copy_(result)
+
+
+class _Reduction:
+    @staticmethod
+    def legacy_get_string(size_average, reduce, emit_warning=True):
+        """The reduction that the old ``size_average``/``reduce`` flags mean."""
+        if size_average is None:
+            size_average = True
+        if reduce is None:
+            reduce = True
+        if size_average and reduce:
+            ret = "mean"
+        elif reduce:
+            ret = "sum"
+        else:
+            ret = "none"
+        if emit_warning:
+            warnings.warn(
+                f"size_average and reduce args will be deprecated, please use reduction='{ret}' "
+                "instead.",
+                stacklevel=3,
+            )
+        return ret
+
+    @staticmethod
+    def get_enum(reduction):
+        return {"none": 0, "mean": 1, "elementwise_mean": 1, "sum": 2}[reduction]
+
+
+def _reduction_of(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        return _Reduction.legacy_get_string(size_average, reduce)
+    return reduction
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_reduction(reduction):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _warn_size_mismatch(input, target):
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            stacklevel=3,
+        )
+
+
+def _weighted(loss, weight):
+    return loss if weight is None else loss * weight
+
+
+# ---------------------------------------------------------------- linear layers
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``: input (*, in_features), weight (out_features,
+    in_features), bias (out_features) or None."""
+    if bias is None:
+        return torch.matmul(input, weight.t())
+    if input.dim() == 2 and (input.requires_grad or not _C.is_grad_enabled()):
+        return torch.addmm(bias, input, weight.t())
+    # (an input that needs no gradient: mm's backward skips the product addmm's would make)
+    return torch.matmul(input, weight.t()) + bias
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y_k = x1^T W_k x2 + b_k``: input1 (*, in1), input2 (*, in2), weight
+    (out, in1, in2), bias (out)."""
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(
+            f"bilinear(): input1 and input2 must have the same size except in the last "
+            f"dimension, got {list(input1.shape)} and {list(input2.shape)}"
+        )
+    if (
+        weight.dim() != 3
+        or weight.shape[1] != input1.shape[-1]
+        or weight.shape[2] != input2.shape[-1]
+    ):
+        raise RuntimeError(
+            f"bilinear(): expected weight of shape (out, {input1.shape[-1]}, "
+            f"{input2.shape[-1]}), got {list(weight.shape)}"
+        )
+    lead = input1.shape[:-1]
+    x1 = input1.reshape(-1, input1.shape[-1])
+    x2 = input2.reshape(-1, input2.shape[-1])
+    out, n1, n2 = weight.shape
+    # (B, in1) @ (in1, out*in2) -> (B, out, in2), then contract in2 with x2
+    t = torch.matmul(x1, weight.permute(1, 0, 2).reshape(n1, out * n2)).reshape(-1, out, n2)
+    y = torch.matmul(t, x2.unsqueeze(-1)).squeeze(-1)
+    if bias is not None:
+        y = y + bias
+    return y.reshape(*lead, out)
+
+
+# ---------------------------------------------------------------- activations
+def relu(input, inplace=False):
+    """max(0, x)."""
+    return input.relu_() if inplace else torch.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def threshold(input, threshold, value, inplace=False):
+    """x where x > threshold, else value."""
+    r = torch.where(input > threshold, input, value)
+    return _inplace(input, r) if inplace else r
+
+
+def threshold_(input, threshold, value):
+    return globals()["threshold"](input, threshold, value, True)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """x clamped to [min_val, max_val]."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    r = torch.clamp(input, min_val, max_val)
+    return _inplace(input, r) if inplace else r
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, True)
+
+
+def relu6(input, inplace=False):
+    """min(max(0, x), 6)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x where x > 0, else negative_slope * x."""
+    r = torch.where(input > 0, input, input * negative_slope)
+    return _inplace(input, r) if inplace else r
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
+def _negative_part(input, positive):
+    """x where not positive, else 0 (so that exp() of it never overflows)."""
+    return torch.where(positive, 0.0, input)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    pos = input > 0
+    r = torch.where(pos, input, torch.expm1(_negative_part(input, pos)) * alpha)
+    return _inplace(input, r) if inplace else r
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, True)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    r = elu(input, _SELU_ALPHA) * _SELU_SCALE
+    return _inplace(input, r) if inplace else r
+
+
+def selu_(input):
+    return selu(input, True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: celu(): alpha must not be 0")
+    pos = input > 0
+    r = torch.where(pos, input, torch.expm1(_negative_part(input, pos) / alpha) * alpha)
+    return _inplace(input, r) if inplace else r
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, True)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU whose negative slope is drawn uniformly from [lower, upper] per element in
+    training, and is their mean in evaluation."""
+    if training:
+        slope = torch.empty_like(input).uniform_(lower, upper)
+        r = torch.where(input >= 0, input, input * slope)
+    else:
+        r = torch.where(input >= 0, input, input * ((lower + upper) / 2))
+    return _inplace(input, r) if inplace else r
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
+
+
+_SQRT1_2 = math.sqrt(0.5)
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+
+
+def gelu(input, approximate="none"):
+    """x * Phi(x) (Phi: the normal CDF); ``approximate='tanh'`` uses
+    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    half = input * 0.5
+    if approximate == "none":
+        return torch.addcmul(half, half, torch.erf(input * _SQRT1_2))
+    if approximate == "tanh":
+        inner = torch.addcmul(input, input * input, input, value=0.044715) * _SQRT_2_PI
+        return torch.addcmul(half, half, torch.tanh(inner))
+    raise RuntimeError(f"approximate argument must be either none or tanh, got '{approximate}'")
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x)."""
+    r = input * torch.sigmoid(input)
+    return _inplace(input, r) if inplace else r
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    r = input * torch.tanh(softplus(input))
+    return _inplace(input, r) if inplace else r
+
+
+def hardsigmoid(input, inplace=False):
+    """relu6(x + 3) / 6."""
+    r = torch.clamp(input * (1.0 / 6) + 0.5, 0.0, 1.0)
+    return _inplace(input, r) if inplace else r
+
+
+def hardswish(input, inplace=False):
+    """x * relu6(x + 3) / 6."""
+    r = input * torch.clamp(input * (1.0 / 6) + 0.5, 0.0, 1.0)
+    return _inplace(input, r) if inplace else r
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta x)) / beta; linear (x) where beta x > threshold."""
+    bx = input * beta if beta != 1 else input
+    soft = torch.log1p(torch.exp(torch.clamp(bx, max=threshold)))
+    if beta != 1:
+        soft = soft / beta
+    return torch.where(bx > threshold, input, soft)
+
+
+def softsign(input):
+    """x / (1 + |x|)."""
+    return input / (torch.abs(input) + 1)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)), computed without overflow: min(x, 0) - log1p(exp(-|x|))."""
+    return torch.clamp(input, max=0.0) - torch.log1p(torch.exp(-torch.abs(input)))
+
+
+def tanhshrink(input):
+    """x - tanh(x)."""
+    return input - torch.tanh(input)
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd where x > lambd, x + lambd where x < -lambd, else 0."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return torch.where(
+        input > lambd, input - lambd, torch.where(input < -lambd, input + lambd, 0.0)
+    )
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, else 0."""
+    return torch.where(torch.abs(input) > lambd, input, 0.0)
+
+
+def tanh(input):
+    return torch.tanh(input)
+
+
+def sigmoid(input):
+    return torch.sigmoid(input)
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b), where a and b are the two halves of input along dim."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim % input.dim()
+    if input.shape[d] % 2:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}"
+        )
+    a, b = input.chunk(2, d)
+    return a * torch.sigmoid(b)
+
+
+def prelu(input, weight):
+    """x where x > 0, else weight * x; weight has one value or one per channel (dim 1)."""
+    n = weight.numel()
+    if n != 1:
+        if input.dim() < 2:
+            raise RuntimeError(
+                f"prelu(): input of shape {list(input.shape)} has no channel dimension, so "
+                f"weight must have one element, not {n}"
+            )
+        if input.shape[1] != n:
+            raise RuntimeError(
+                f"Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                f"= {n} and channel size = {input.shape[1]}."
+            )
+        weight = weight.reshape(n, *([1] * (input.dim() - 2)))
+    elif input.dim() > 0:
+        weight = weight.reshape(())
+    return torch.where(input > 0, input, weight * input)
+
+
+def softsign_(input):
+    return _inplace(input, softsign(input))
+
+
+# ---------------------------------------------------------------- distances, normalisation
+def _sum_sq(x, dim, keepdim):
+    return (x * x).sum(dim, keepdim=keepdim)
+
+
+def _pnorm(x, p, dim, keepdim):
+    """||x||_p along dim, differentiable (p = 2 with a zero vector has a NaN gradient; the
+    callers keep away from it)."""
+    if p == 2:
+        return _sum_sq(x, dim, keepdim).sqrt()
+    a = torch.abs(x)
+    if p == 1:
+        return a.sum(dim, keepdim=keepdim)
+    if p == math.inf:
+        return a.amax(dim, keepdim=keepdim)
+    if p == -math.inf:
+        return a.amin(dim, keepdim=keepdim)
+    if p == 0:
+        return (a != 0).to(x.dtype).sum(dim, keepdim=keepdim)
+    return a.pow(p).sum(dim, keepdim=keepdim).pow(1.0 / p)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p, eps) along dim."""
+    if p == 2:
+        # sqrt(max(sum x^2, eps^2)): the same value, and no NaN gradient at zero vectors
+        denom = torch.clamp(_sum_sq(input, dim, True), min=eps * eps).sqrt()
+    else:
+        denom = torch.clamp(_pnorm(input, p, dim, True), min=eps)
+    r = input / denom
+    if out is not None:
+        return out.copy_(r)
+    return r
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """x1 . x2 / (max(||x1||, eps) * max(||x2||, eps)) along dim (broadcasting)."""
+    n1 = torch.clamp(_sum_sq(x1, dim, False), min=eps * eps).sqrt()
+    n2 = torch.clamp(_sum_sq(x2, dim, False), min=eps * eps).sqrt()
+    return (x1 * x2).sum(dim) / (n1 * n2)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """||x1 - x2 + eps||_p along the last dimension."""
+    dim = -1 if max(x1.dim(), x2.dim()) > 0 else 0
+    return _pnorm(x1 - x2 + eps, p, dim, keepdim)
+
+
+def pdist(input, p=2):
+    """Distances between all pairs of rows of a 2-d input (the upper triangle, row by row)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    n = input.shape[0]
+    i, j = torch.triu_indices(n, n, 1)
+    return _pnorm(input.index_select(0, i) - input.index_select(0, j), p, 1, False)
+
+
+def one_hot(tensor, num_classes=-1):
+    """An int64 tensor with a trailing dimension of size num_classes, 1 at each index."""
+    if tensor.dtype != torch.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return torch.zeros(*tensor.shape, num_classes, dtype=torch.int64)
+    lo, hi = int(tensor.min()), int(tensor.max())
+    if lo < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = hi + 1
+    elif hi >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = torch.zeros(*tensor.shape, num_classes, dtype=torch.int64)
+    return out.scatter_(-1, tensor.unsqueeze(-1), 1)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    r = int(upscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(
+            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+            f"{input.dim()} dimension(s)"
+        )
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(
+            f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
+            f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
+        )
+    oc = c // (r * r)
+    n = len(lead)
+    x = input.reshape(*lead, oc, r, r, h, w)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*lead, oc, h * r, w * r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    r = int(downscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(
+            f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+            f"{input.dim()} dimension(s)"
+        )
+    *lead, c, h, w = input.shape
+    if h % r or w % r:
+        raise RuntimeError(
+            f"pixel_unshuffle expects height and width to be divisible by downscale_factor, "
+            f"but got {h}x{w} with downscale_factor={r}"
+        )
+    n = len(lead)
+    x = input.reshape(*lead, c, h // r, r, w // r, r)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+# ---------------------------------------------------------------- pooling / dropout wrappers
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):  # fmt: skip
+    return _kernel("max_pool1d")(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):  # fmt: skip
+    return _kernel("max_pool2d")(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):  # fmt: skip
+    return _kernel("max_pool3d")(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return _kernel("adaptive_max_pool1d")(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return _kernel("adaptive_max_pool2d")(input, output_size, True)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    warnings.warn(
+        "nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.",
+        stacklevel=2,
+    )
+    return _kernel("interpolate")(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    warnings.warn(
+        "nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.",
+        stacklevel=2,
+    )
+    return _kernel("interpolate")(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    warnings.warn(
+        "nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
+        stacklevel=2,
+    )
+    return _kernel("interpolate")(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ---------------------------------------------------------------- losses
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """|input - target|, reduced."""
+    _warn_size_mismatch(input, target)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    return _reduce(_weighted(torch.abs(input - target), weight), reduction)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """(input - target)^2, reduced."""
+    _warn_size_mismatch(input, target)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    d = input - target
+    return _reduce(_weighted(d * d, weight), reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target)."""
+    _warn_size_mismatch(input, target)
+    reduction = _reduction_of(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = torch.abs(input - target)
+    if beta == 0:
+        return _reduce(d, reduction)
+    loss = torch.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    _warn_size_mismatch(input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    d = torch.abs(input - target)
+    loss = torch.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    return _reduce(_weighted(loss, weight), reduction)
+
+
+def _bce_shape_check(input, target):
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size."
+        )
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):  # fmt: skip
+    """-(t log(x) + (1 - t) log(1 - x)), each log clamped to >= -100."""
+    reduction = _reduction_of(size_average, reduce, reduction)
+    _bce_shape_check(input, target)
+    if input.numel() and bool(((input < 0) | (input > 1)).any()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    log_x = torch.clamp(torch.log(input), min=-100.0)
+    log_1mx = torch.clamp(torch.log(1 - input), min=-100.0)
+    loss = -(target * (log_x - log_1mx) + log_1mx)
+    return _reduce(_weighted(loss, weight), reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):  # fmt: skip
+    """binary_cross_entropy(sigmoid(input), target), computed stably; ``pos_weight``
+    weighs the positive term (one value per class, broadcast over the last dimension)."""
+    reduction = _reduction_of(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+        )
+    # log(1 + exp(-x)) = max(-x, 0) + log1p(exp(-|x|))
+    log_sig_neg = torch.clamp(-input, min=0.0) + torch.log1p(torch.exp(-torch.abs(input)))
+    if pos_weight is None:
+        loss = (1 - target) * input + log_sig_neg
+    else:
+        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * log_sig_neg
+    return _reduce(_weighted(loss, weight), reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """target * (log(target) - input) (input holds log-probabilities; target too when
+    ``log_target``).  'batchmean' divides the sum by the batch size."""
+    reduction = _reduction_of(size_average, reduce, reduction)
+    if reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.",
+            stacklevel=2,
+        )
+    if log_target:
+        loss = torch.exp(target) * (target - input)
+    else:
+        safe = torch.where(target > 0, target, 1.0)
+        loss = target * torch.log(safe) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / (input.shape[0] if input.dim() else 1)
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):  # fmt: skip
+    """max(0, -target * (input1 - input2) + margin)."""
+    reduction = _reduction_of(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
+        )
+    return _reduce(torch.clamp(-target * (input1 - input2) + margin, min=0.0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):  # fmt: skip
+    """x where target is 1, max(0, margin - x) where target is -1."""
+    reduction = _reduction_of(size_average, reduce, reduction)
+    zeros = torch.zeros_like(input)
+    margin_part = torch.where(target != 1, torch.clamp(margin - input, min=0.0), zeros)
+    self_part = torch.where(target != -1, input, zeros)
+    return _reduce(margin_part + self_part, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-target * input))."""
+    reduction = _reduction_of(size_average, reduce, reduction)
+    z = -target * input
+    loss = torch.clamp(z, min=0.0) + torch.log1p(torch.exp(-torch.abs(z)))
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):  # fmt: skip
+    """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
+    reduction = _reduction_of(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() not in (1, 2):
+        raise RuntimeError(
+            f"cosine_embedding_loss: expected 1D or 2D inputs of the same dimension, got "
+            f"{list(input1.shape)} and {list(input2.shape)}"
+        )
+    dim = input1.dim() - 1
+    eps = 1e-12
+    prod = (input1 * input2).sum(dim)
+    mag = torch.clamp(_sum_sq(input1, dim, False) * _sum_sq(input2, dim, False), min=eps).sqrt()
+    cos = prod / mag
+    zeros = torch.zeros_like(cos)
+    pos = torch.where(target == 1, 1 - cos, zeros)
+    neg = torch.where(target == -1, torch.clamp(cos - margin, min=0.0), zeros)
+    return _reduce(pos + neg, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):  # fmt: skip
+    """max(d(a, p) - d(a, n) + margin, 0) with d the pairwise p-norm distance; ``swap``
+    uses min(d(a, n), d(p, n))."""
+    reduction = _reduction_of(size_average, reduce, reduction)
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1 or dims[0] not in (1, 2):
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions (1 or 2), but got: anchor {dims[0]}D, positive {dims[1]}D, and "
+            f"negative {dims[2]}D inputs"
+        )
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = torch.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce(torch.clamp(d_pos - d_neg + margin, min=0.0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):  # fmt: skip
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = torch.minimum(d_neg, dist(positive, negative))
+    return _reduce(torch.clamp(d_pos - d_neg + margin, min=0.0), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):  # fmt: skip
+    """-(t log sigmoid(x) + (1 - t) log sigmoid(-x)), averaged over the classes (last
+    dimension), then reduced over the batch."""
+    reduction = _reduction_of(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    loss = _weighted(loss, weight)
+    loss = loss.sum(-1) / input.shape[-1] if input.dim() else loss
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):  # fmt: skip
+    """exp(x) - t x (``log_input``) or x - t log(x + eps); ``full`` adds Stirling's term."""
+    reduction = _reduction_of(size_average, reduce, reduction)
+    if log_input:
+        loss = torch.exp(input) - target * input
+    else:
+        loss = input - target * torch.log(input + eps)
+    if full:
+        stirling = target * torch.log(torch.where(target > 1, target, 1.0)) - target
+        stirling = stirling + 0.5 * torch.log(2 * math.pi * torch.where(target > 1, target, 1.0))
+        loss = loss + torch.where(target > 1, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """0.5 (log(max(var, eps)) + (input - target)^2 / max(var, eps)) (+ 0.5 log(2 pi))."""
+    if not isinstance(var, Tensor):
+        var = torch.full_like(input, float(var))
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)
+        elif not (input.shape[:-1] == var.shape[:-1] and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = torch.clamp(var, min=eps)
+    d = input - target
+    loss = 0.5 * (torch.log(var) + d * d / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):  # fmt: skip
+    """sum_{i != y} max(0, margin - x[y] + x[i])^p / C per sample."""
+    reduction = _reduction_of(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x = input if input.dim() == 2 else input.reshape(1, -1)
+    t = target.reshape(-1, 1)
+    x_y = x.gather(1, t)
+    m = torch.clamp(margin - x_y + x, min=0.0)
+    if p == 2:
+        m = m * m
+    if weight is not None:
+        m = m * weight.index_select(0, t.reshape(-1)).unsqueeze(1)
+    not_y = torch.ones_like(x).scatter_(1, t, 0.0)
+    loss = (m * not_y).sum(1) / x.shape[1]
+    if input.dim() < 2:
+        loss = loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+# ---------------------------------------------------------------- attention
+def _causal_mask(L, S, dtype):
+    """0 on and below the diagonal, -inf above, shape (L, S)."""
+    keep = torch.ones(L, S, dtype=torch.bool).tril()
+    return torch.zeros(L, S, dtype=dtype).masked_fill(keep.logical_not(), -math.inf)
+
+
+def _mha_mask(mask, dtype):
+    """A MultiheadAttention mask as an additive float mask (boolean: True is masked out)."""
+    if mask is None or mask.dtype != torch.bool:
+        return mask
+    return torch.zeros(mask.shape, dtype=dtype).masked_fill(mask, -math.inf)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):  # fmt: skip
+    """softmax(Q K^T * scale + mask) V over the last two dimensions.
+
+    query (..., L, E), key (..., S, E), value (..., S, Ev).  ``attn_mask``: a boolean mask
+    (True: take part in attention) or an additive float mask, broadcast to (..., L, S);
+    ``is_causal``: each query attends to keys at its position and before; ``scale``
+    defaults to 1/sqrt(E); ``dropout_p`` drops attention weights."""
+    L, S = query.shape[-2], key.shape[-2]
+    if is_causal and attn_mask is not None:
+        raise RuntimeError(
+            "scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"
+        )
+    if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
+        rep = query.shape[-3] // key.shape[-3]
+        key = key.repeat_interleave(rep, -3)
+        value = value.repeat_interleave(rep, -3)
+    s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = torch.matmul(query * s, key.transpose(-2, -1))
+    if is_causal:
+        scores = scores + _causal_mask(L, S, scores.dtype)
+    elif attn_mask is not None:
+        if attn_mask.dtype == torch.bool:
+            scores = scores.masked_fill(attn_mask.logical_not(), -math.inf)
+        else:
+            scores = scores + attn_mask
+    attn = _kernel("softmax")(scores, -1)
+    if dropout_p > 0.0:
+        attn = _kernel("dropout")(attn, dropout_p, True)
+    return torch.matmul(attn, value)
+
+
+def _in_projection(q, k, v, w, b, E, separate):
+    if separate is not None:
+        wq, wk, wv = separate
+        bq, bk, bv = (None, None, None) if b is None else b.chunk(3)
+        return linear(q, wq, bq), linear(k, wk, bk), linear(v, wv, bv)
+    if k is v and q is k:  # self-attention: one matmul
+        return linear(q, w, b).chunk(3, -1)
+    wq, wk, wv = w.chunk(3)
+    bq, bk, bv = (None, None, None) if b is None else b.chunk(3)
+    return linear(q, wq, bq), linear(k, wk, bk), linear(v, wv, bv)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True,
+                                 is_causal=False):  # fmt: skip
+    """Multi-head attention on sequence-first inputs: query (L, N, E) or (L, E), key and
+    value (S, N, E) or (S, E).  Returns (output (L, N, E), weights (N, L, S) averaged over
+    heads, (N, H, L, S) otherwise, or None without ``need_weights``)."""
+    batched = query.dim() == 3
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    L, N, E = query.shape
+    if E != embed_dim_to_check:
+        raise AssertionError(
+            f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}"
+        )
+    if E % num_heads:
+        raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
+    hd = E // num_heads
+    if is_causal and attn_mask is None:
+        attn_mask = _causal_mask(L, key.shape[0], query.dtype)
+    separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
+    q, k, v = _in_projection(query, key, value, in_proj_weight, in_proj_bias, E, separate)
+    attn_mask = _mha_mask(attn_mask, q.dtype)
+    if attn_mask is not None and attn_mask.dim() == 2:
+        attn_mask = attn_mask.unsqueeze(0)
+    if bias_k is not None and bias_v is not None:
+        k = torch.cat([k, bias_k.reshape(1, 1, E).expand(1, N, E)])
+        v = torch.cat([v, bias_v.reshape(1, 1, E).expand(1, N, E)])
+        if attn_mask is not None:
+            attn_mask = torch.cat(
+                [attn_mask, torch.zeros(*attn_mask.shape[:-1], 1, dtype=attn_mask.dtype)], -1
+            )
+        if key_padding_mask is not None:
+            key_padding_mask = torch.cat(
+                [key_padding_mask, torch.zeros(N, 1, dtype=key_padding_mask.dtype)], -1
+            )
+    # (L, N, E) -> (N * H, L, hd)
+    q = q.reshape(L, N * num_heads, hd).transpose(0, 1)
+    k = k.reshape(k.shape[0], N * num_heads, hd) if static_k is None else static_k
+    v = v.reshape(v.shape[0], N * num_heads, hd) if static_v is None else static_v
+    if static_k is None:
+        k = k.transpose(0, 1)
+    if static_v is None:
+        v = v.transpose(0, 1)
+    if add_zero_attn:
+        k = torch.cat([k, torch.zeros(N * num_heads, 1, hd, dtype=k.dtype)], 1)
+        v = torch.cat([v, torch.zeros(N * num_heads, 1, hd, dtype=v.dtype)], 1)
+        if attn_mask is not None:
+            attn_mask = torch.cat(
+                [attn_mask, torch.zeros(*attn_mask.shape[:-1], 1, dtype=attn_mask.dtype)], -1
+            )
+        if key_padding_mask is not None:
+            key_padding_mask = torch.cat(
+                [key_padding_mask, torch.zeros(N, 1, dtype=key_padding_mask.dtype)], -1
+            )
+    S = k.shape[1]
+    if key_padding_mask is not None:
+        if key_padding_mask.shape != (N, S):
+            raise AssertionError(
+                f"expecting key_padding_mask shape of {(N, S)}, but got "
+                f"{tuple(key_padding_mask.shape)}"
+            )
+        kpm = _mha_mask(key_padding_mask, q.dtype)
+        kpm = kpm.reshape(N, 1, 1, S).expand(N, num_heads, 1, S).reshape(N * num_heads, 1, S)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    if not training:
+        dropout_p = 0.0
+    scores = torch.matmul(q * (1.0 / math.sqrt(hd)), k.transpose(1, 2))
+    if attn_mask is not None:
+        scores = scores + attn_mask
+    attn = _kernel("softmax")(scores, -1)
+    if dropout_p > 0.0:
+        attn = _kernel("dropout")(attn, dropout_p, True)
+    out = torch.matmul(attn, v)  # (N * H, L, hd)
+    out = out.transpose(0, 1).reshape(L * N, E)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(L, N, E)
+    weights = None
+    if need_weights:
+        weights = attn.reshape(N, num_heads, L, S)
+        if average_attn_weights:
+            weights = weights.mean(1)
+        if not batched:
+            weights = weights.squeeze(0)
+    if not batched:
+        out = out.squeeze(1)
+    return out, weights
+
+
+# ---------------------------------------------------------------- misc
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """x / (k + alpha * mean of x^2 over ``size`` neighbouring channels)^beta."""
+    if input.dim() < 3:
+        raise ValueError(
+            f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)"
+        )
+    c = input.shape[1]
+    sq = input * input
+    shape = list(sq.shape)
+    before, after = size // 2, (size - 1) // 2
+    parts = [sq]
+    if before:
+        parts.insert(0, sq.new_zeros(*shape[:1], before, *shape[2:]))
+    if after:
+        parts.append(sq.new_zeros(*shape[:1], after, *shape[2:]))
+    padded = torch.cat(parts, 1)
+    total = padded.narrow(1, 0, c)
+    for i in range(1, size):
+        total = total + padded.narrow(1, i, c)
+    return input / (total * (alpha / size) + k).pow(beta)
+
+
+def affine_grid(theta, size, align_corners=None):
+    raise NotImplementedError("affine_grid is not available in this build")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    raise NotImplementedError("grid_sample is not available in this build")
