@@ -5,7 +5,7 @@ scikit-learn's handwritten digits (1,797 real 8x8 scans shipped inside the sciki
 wheel, upscaled to 28x28), so no download is needed; ``--data DIR`` trains on the real MNIST
 IDX files (train-images-idx3-ubyte, ... optionally gzipped) in DIR.
 
-    python examples/mnist/main.py [--epochs 6] [--data DIR] [--save-model mnist_cnn.pt]
+    python examples/mnist/main.py [--epochs 8] [--data DIR] [--save-model mnist_cnn.pt]
 """
 
 import argparse
@@ -129,7 +129,7 @@ def evaluate(model, x, y, batch_size=1000):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", help="folder with the MNIST IDX files (default: sklearn digits)")
-    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--lr", type=float, default=1.0, help="Adadelta learning rate")
     parser.add_argument("--gamma", type=float, default=0.7, help="StepLR decay per epoch")

@@ -611,3 +611,26 @@ def test_deepcopy_of_leaf_keeps_grad_state():
     np.testing.assert_array_equal(y.grad.numpy(), x.grad.numpy())
     with pytest.raises(RuntimeError, match="graph leaves"):
         copy.deepcopy(x * 2)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: torch.flatten(x, 1),
+        lambda x: torch.reshape(x, (6, 4)),
+        lambda x: torch.transpose(x, 0, 1),
+        lambda x: torch.permute(x, (2, 0, 1)),
+        lambda x: torch.squeeze(x),
+        lambda x: torch.unsqueeze(x, 0),
+        lambda x: torch.narrow(x, 1, 0, 2),
+        lambda x: torch.select(x, 0, 1),
+        lambda x: torch.diagonal(x),
+        lambda x: torch.clone(x),
+    ],
+)
+def test_function_forms_of_tensor_methods_record(call):
+    x = leaf(2, 3, 4)
+    y = call(x)
+    assert y.grad_fn is not None
+    y.sum().backward()
+    assert x.grad.shape == x.shape

@@ -357,11 +357,10 @@ def view_as_real(input):
 
 
 def _method_as_function(name):
-    method = getattr(Tensor, name)
-
     def fn(input, *args, **kwargs):
         _check_tensor(input, name)
-        return method(input, *args, **kwargs)
+        # looked up at each call: torch-autograd wraps the Tensor methods after this import
+        return getattr(Tensor, name)(input, *args, **kwargs)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``torch.{name}(input, ...)`` is ``input.{name}(...)``."
