@@ -3,6 +3,7 @@
 // Dropout draws one 64-bit seed from the generator and hashes (seed, element index) with
 // SplitMix64, so a mask depends only on the generator's state, not on the thread count,
 // and is filled in parallel.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -54,16 +55,23 @@ inline uint64_t splitmix64(uint64_t z) {
 }
 
 template <class T>
+TC_MULTIVERSION void fill_range(T* m, int64_t b, int64_t e, uint64_t seed, uint64_t thr, T keep) {
+  for (int64_t i = b; i < e; i++) {
+    uint64_t h = splitmix64(seed + uint64_t(i + 1) * 0x9E3779B97F4A7C15ULL);
+    m[i] = (h >> 11) >= thr ? keep : T(0);
+  }
+}
+
+template <class T>
 void fill_mask(T* m, int64_t n, uint64_t seed, double p, T keep) {
   // keep when the 53-bit uniform u = (h >> 11) / 2^53 is >= p
   const double two53 = 9007199254740992.0;
   uint64_t thr = p >= 1 ? (uint64_t(1) << 53) : uint64_t(std::ceil(p * two53));
   int nt = n >= kGrain ? get_num_threads() : 1;
+  int64_t chunks = nt > 1 ? 8 * int64_t(nt) : 1, step = (n + chunks - 1) / chunks;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t i = 0; i < n; i++) {
-    uint64_t h = splitmix64(seed + uint64_t(i + 1) * 0x9E3779B97F4A7C15ULL);
-    m[i] = (h >> 11) >= thr ? keep : T(0);
-  }
+  for (int64_t c = 0; c < chunks; c++)
+    fill_range(m, std::min(n, c * step), std::min(n, (c + 1) * step), seed, thr, keep);
 }
 
 }  // namespace

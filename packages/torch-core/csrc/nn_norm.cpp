@@ -22,31 +22,70 @@ void for_channels(const Dims& d, const F& f) {
   for (int64_t c = 0; c < d.C; c++) f(c);
 }
 
-// sum over n of f(row of S values of channel c)
-template <class T, class F>
-double over_rows(const Dims& d, const T* x, int64_t c, const F& f) {
-  double acc = 0;
-  for (int64_t n = 0; n < d.N; n++) acc += f(x + (n * d.C + c) * d.S, n);
-  return acc;
+// The loops over one channel: its N rows of S values, `stride` apart. TC_MULTIVERSION: these
+// are compiled for AVX2 machines too.
+template <class T>
+TC_MULTIVERSION void channel_stats(const T* x, int64_t N, int64_t stride, int64_t S, double* mean,
+                                   double* ssd) {
+  double sum = 0, ss = 0;
+  for (int64_t n = 0; n < N; n++) {
+    const T* r = x + n * stride;
+    sum += double(lane_sum<T>(S, [&](int64_t i) { return r[i]; }));
+  }
+  *mean = sum / double(N * S);
+  T m = T(*mean);
+  for (int64_t n = 0; n < N; n++) {
+    const T* r = x + n * stride;
+    ss += double(lane_sum<T>(S, [&](int64_t i) { return (r[i] - m) * (r[i] - m); }));
+  }
+  *ssd = ss;
+}
+
+template <class T>
+TC_MULTIVERSION void channel_affine(const T* x, T* y, int64_t N, int64_t stride, int64_t S, T a,
+                                    T b) {
+  for (int64_t n = 0; n < N; n++) {
+    const T* __restrict r = x + n * stride;
+    T* __restrict o = y + n * stride;
+    for (int64_t i = 0; i < S; i++) o[i] = r[i] * a + b;
+  }
+}
+
+// sum(g) and sum(g * (x - m))
+template <class T>
+TC_MULTIVERSION void channel_grad_sums(const T* g, const T* x, int64_t N, int64_t stride, int64_t S,
+                                       T m, double* sg, double* sgx) {
+  double s1 = 0, s2 = 0;
+  for (int64_t n = 0; n < N; n++) {
+    const T *gr = g + n * stride, *xr = x + n * stride;
+    s1 += double(lane_sum<T>(S, [&](int64_t i) { return gr[i]; }));
+    s2 += double(lane_sum<T>(S, [&](int64_t i) { return gr[i] * (xr[i] - m); }));
+  }
+  *sg = s1, *sgx = s2;
+}
+
+// o = a * g + b * (x - m) + k
+template <class T>
+TC_MULTIVERSION void channel_grad(const T* g, const T* x, T* o, int64_t N, int64_t stride,
+                                  int64_t S, T a, T b, T m, T k) {
+  for (int64_t n = 0; n < N; n++) {
+    const T* __restrict gr = g + n * stride, * __restrict xr = x + n * stride;
+    T* __restrict out = o + n * stride;
+    for (int64_t i = 0; i < S; i++) out[i] = a * gr[i] + b * (xr[i] - m) + k;
+  }
 }
 
 template <class T>
 void bn_forward(const Dims& d, const T* x, const T* w, const T* b, T* rm, T* rv, bool training,
                 bool update, double momentum, double eps, T* y, T* mean_out, T* invstd_out) {
   double M = double(d.N * d.S);
+  int64_t st = d.C * d.S;
   for_channels(d, [&](int64_t c) {
     double mean, invstd;
     if (training) {
-      double sum = over_rows(d, x, c, [&](const T* r, int64_t) {
-        return double(lane_sum<T>(d.S, [&](int64_t i) { return r[i]; }));
-      });
-      mean = sum / M;
-      T m = T(mean);
-      double ss = over_rows(d, x, c, [&](const T* r, int64_t) {
-        return double(lane_sum<T>(d.S, [&](int64_t i) { return (r[i] - m) * (r[i] - m); }));
-      });
-      double var = ss / M;
-      invstd = 1.0 / std::sqrt(var + eps);
+      double ss;
+      channel_stats(x + c * d.S, d.N, st, d.S, &mean, &ss);
+      invstd = 1.0 / std::sqrt(ss / M + eps);
       if (update && rm) rm[c] = T((1 - momentum) * double(rm[c]) + momentum * mean);
       if (update && rv) rv[c] = T((1 - momentum) * double(rv[c]) + momentum * ss / (M - 1));
     } else {
@@ -56,12 +95,8 @@ void bn_forward(const Dims& d, const T* x, const T* w, const T* b, T* rm, T* rv,
     mean_out[c] = T(mean);
     invstd_out[c] = T(invstd);
     double scale = invstd * (w ? double(w[c]) : 1.0);
-    T sc = T(scale), sh = T((b ? double(b[c]) : 0.0) - mean * scale);
-    for (int64_t n = 0; n < d.N; n++) {
-      const T* r = x + (n * d.C + c) * d.S;
-      T* o = y + (n * d.C + c) * d.S;
-      for (int64_t i = 0; i < d.S; i++) o[i] = r[i] * sc + sh;
-    }
+    channel_affine(x + c * d.S, y + c * d.S, d.N, st, d.S, T(scale),
+                   T((b ? double(b[c]) : 0.0) - mean * scale));
   });
 }
 
@@ -69,15 +104,11 @@ template <class T>
 void bn_backward(const Dims& d, const T* g, const T* x, const T* w, const T* mean, const T* invstd,
                  bool training, T* gx, T* gw, T* gb) {
   double M = double(d.N * d.S);
+  int64_t st = d.C * d.S;
   for_channels(d, [&](int64_t c) {
     T m = mean[c];
-    double sg = over_rows(d, g, c, [&](const T* r, int64_t) {
-      return double(lane_sum<T>(d.S, [&](int64_t i) { return r[i]; }));
-    });
-    double sgx = over_rows(d, g, c, [&](const T* r, int64_t n) {
-      const T* xr = x + (n * d.C + c) * d.S;
-      return double(lane_sum<T>(d.S, [&](int64_t i) { return r[i] * (xr[i] - m); }));
-    });
+    double sg, sgx;
+    channel_grad_sums(g + c * d.S, x + c * d.S, d.N, st, d.S, m, &sg, &sgx);
     double is = double(invstd[c]), wc = w ? double(w[c]) : 1.0;
     gw[c] = T(sgx * is);
     gb[c] = T(sg);
@@ -87,10 +118,7 @@ void bn_backward(const Dims& d, const T* g, const T* x, const T* w, const T* mea
       bb = T(-wc * is * is * is * sgx / M);
       k = T(-wc * is * sg / M);
     }
-    for (int64_t n = 0; n < d.N; n++) {
-      int64_t off = (n * d.C + c) * d.S;
-      for (int64_t i = 0; i < d.S; i++) gx[off + i] = a * g[off + i] + bb * (x[off + i] - m) + k;
-    }
+    channel_grad(g + c * d.S, x + c * d.S, gx + c * d.S, d.N, st, d.S, a, bb, m, k);
   });
 }
 

@@ -35,20 +35,32 @@ inline T lane_sum(int64_t n, const F& f) {  // sum of f(i), i < n
   return s;
 }
 
-template <class T>
-inline T lane_max(const T* p, int64_t n) {  // NaN if any is NaN; -inf for n == 0
-  T acc[kLanes];
-  for (int j = 0; j < kLanes; j++) acc[j] = -std::numeric_limits<T>::infinity();
+// The max of p[0..n) (NaN if any is NaN; -inf for n == 0), with GCC/Clang vector types: the
+// compiler does not vectorise a NaN-aware select loop by itself.
+template <class V, class T, int W>
+inline T lane_max_impl(const T* p, int64_t n) {
+  const T ninf = -std::numeric_limits<T>::infinity();
+  V a0, a1, a2, a3;
+  for (int j = 0; j < W; j++) a0[j] = a1[j] = a2[j] = a3[j] = ninf;
+  auto step = [](V& acc, const T* q) {
+    V v;
+    std::memcpy(&v, q, sizeof(V));
+    acc = ((v > acc) | (v != v)) ? v : acc;
+  };
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; j++) {
-      T v = p[i + j];
-      acc[j] = (v > acc[j] || v != v) ? v : acc[j];
-    }
-  T m = -std::numeric_limits<T>::infinity();
-  for (; i < n; i++) m = (p[i] > m || p[i] != p[i]) ? p[i] : m;
-  for (int j = 0; j < kLanes; j++) m = (acc[j] > m || acc[j] != acc[j]) ? acc[j] : m;
+  for (; i + 4 * W <= n; i += 4 * W)
+    step(a0, p + i), step(a1, p + i + W), step(a2, p + i + 2 * W), step(a3, p + i + 3 * W);
+  T m = ninf;
+  auto fold = [&](T v) { m = (v > m || v != v) ? v : m; };
+  for (int j = 0; j < W; j++) fold(a0[j]), fold(a1[j]), fold(a2[j]), fold(a3[j]);
+  for (; i < n; i++) fold(p[i]);
   return m;
+}
+typedef float nn_v4f __attribute__((vector_size(16)));
+typedef double nn_v2d __attribute__((vector_size(16)));
+inline float lane_max(const float* p, int64_t n) { return lane_max_impl<nn_v4f, float, 4>(p, n); }
+inline double lane_max(const double* p, int64_t n) {
+  return lane_max_impl<nn_v2d, double, 2>(p, n);
 }
 
 // exp in float32, branch-free so that loops over it vectorise (the same scheme as the core's

@@ -148,26 +148,6 @@ void for_planes(const Geometry& g, const F& f) {
   for (int64_t p = 0; p < g.planes; p++) f(p);
 }
 
-// Calls f(o, pos) for each output position o of a plane and each input position pos of its
-// window, in order; done(o) after each window.
-template <class F, class Done>
-inline void for_windows(const Geometry& g, const F& f, const Done& done) {
-  const Win &a = g.w[0], &b = g.w[1], &c = g.w[2];
-  int64_t o = 0;
-  for (int64_t i = 0; i < a.out; i++)
-    for (int64_t j = 0; j < b.out; j++)
-      for (int64_t k = 0; k < c.out; k++, o++) {
-        for (int64_t ti = 0; ti < a.cnt[i]; ti++) {
-          int64_t pi = (a.beg[i] + ti * a.step) * b.in;
-          for (int64_t tj = 0; tj < b.cnt[j]; tj++) {
-            int64_t pj = (pi + b.beg[j] + tj * b.step) * c.in + c.beg[k];
-            for (int64_t tk = 0; tk < c.cnt[k]; tk++) f(o, pj + tk * c.step);
-          }
-        }
-        done(o);
-      }
-}
-
 template <class T>
 inline T select_bits(int64_t mask, T a, T b) {  // mask all ones: a, zero: b
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
@@ -196,8 +176,9 @@ struct Flat {
 // Windows that are whole (no tap cut off by the border) share one list of tap offsets and
 // take the short loop; the others walk their taps dim by dim.
 template <class T>
-void max_plane(const T* __restrict xp, T* __restrict yp, int64_t* __restrict ix, const Flat f,
-               const int64_t* full_off, int64_t K, const int64_t* whole) {
+TC_MULTIVERSION void max_plane(const T* __restrict xp, T* __restrict yp, int64_t* __restrict ix,
+                               const Flat f, const int64_t* full_off, int64_t K,
+                               const int64_t* whole) {
   int64_t o = 0;
   const int64_t sa = f.step[0] * f.in[1] * f.in[2], sb = f.step[1] * f.in[2], sc = f.step[2];
   for (int64_t i = 0; i < f.out[0]; i++)
@@ -248,8 +229,52 @@ void max_kernel(const Geometry& g, const T* x, T* y, int64_t* idx) {
   });
 }
 
-// Average pooling forward (sum over each window / divisor) or backward (g / divisor to each
-// tap); divisor: the override, the padded span or the number of taps.
+// Average pooling of one plane: forward (the sum over each window / divisor) or backward
+// (g / divisor added to each tap); inv: 1 / divisor per output.
+template <class T>
+TC_MULTIVERSION void avg_plane(const T* __restrict src, T* __restrict dst, const Flat f,
+                               const double* inv, bool backward) {
+  const int64_t sa = f.step[0] * f.in[1] * f.in[2], sb = f.step[1] * f.in[2];
+  int64_t o = 0;
+  for (int64_t i = 0; i < f.out[0]; i++)
+    for (int64_t j = 0; j < f.out[1]; j++) {
+      const int64_t row0 = (f.beg[0][i] * f.in[1] + f.beg[1][j]) * f.in[2];
+      const int64_t na = f.cnt[0][i], nb = f.cnt[1][j];
+      for (int64_t k = 0; k < f.out[2]; k++, o++) {
+        const int64_t start = row0 + f.beg[2][k], nc = f.cnt[2][k];
+        if (backward) {
+          T gv = T(double(src[o]) * inv[o]);
+          for (int64_t ti = 0; ti < na; ti++)
+            for (int64_t tj = 0; tj < nb; tj++) {
+              T* r = dst + start + ti * sa + tj * sb;
+              for (int64_t tk = 0; tk < nc; tk++) r[tk] += gv;
+            }
+        } else if (nc == f.in[2] && f.step[2] == 1 && f.step[1] == 1) {
+          // whole rows: the window's rows along b are one contiguous run
+          double acc = 0;
+          for (int64_t ti = 0; ti < na; ti++) {
+            const T* r = src + start + ti * sa;
+            acc += double(lane_sum<T>(nb * nc, [&](int64_t t) { return r[t]; }));
+          }
+          dst[o] = T(acc * inv[o]);
+        } else {
+          double acc = 0;
+          for (int64_t ti = 0; ti < na; ti++)
+            for (int64_t tj = 0; tj < nb; tj++) {
+              const T* r = src + start + ti * sa + tj * sb;
+              if (nc >= kLanes) {
+                acc += double(lane_sum<T>(nc, [&](int64_t t) { return r[t]; }));
+              } else {
+                for (int64_t t = 0; t < nc; t++) acc += double(r[t]);
+              }
+            }
+          dst[o] = T(acc * inv[o]);
+        }
+      }
+    }
+}
+
+// divisor: the override, the padded span or the number of taps.
 template <class T>
 void avg_kernel(const Geometry& g, const T* src, T* dst, bool backward, bool count_pad,
                 int64_t override_div) {
@@ -265,23 +290,12 @@ void avg_kernel(const Geometry& g, const T* src, T* dst, bool backward, bool cou
                                      : a.cnt[i] * b.cnt[j] * c.cnt[k];
         inv[o] = 1.0 / double(d);
       }
+  Flat f(g);
   for_planes(g, [&](int64_t p) {
-    using A = double;
-    if (backward) {
-      const T* gp = src + p * op;
-      T* xp = dst + p * ip;
-      for_windows(g, [&](int64_t o, int64_t pos) { xp[pos] += T(gp[o] * inv[o]); }, [](int64_t) {});
-    } else {
-      const T* xp = src + p * ip;
-      T* yp = dst + p * op;
-      A acc = 0;
-      for_windows(
-          g, [&](int64_t, int64_t pos) { acc += A(xp[pos]); },
-          [&](int64_t o) {
-            yp[o] = T(acc * inv[o]);
-            acc = 0;
-          });
-    }
+    if (backward)
+      avg_plane<T>(src + p * op, dst + p * ip, f, inv.data(), true);
+    else
+      avg_plane<T>(src + p * ip, dst + p * op, f, inv.data(), false);
   });
 }
 

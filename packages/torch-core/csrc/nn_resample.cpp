@@ -231,58 +231,61 @@ InterpPlan interp_plan(const IntList& in_shape, const IntList& out_size, const D
 
 // forward (backward = false): out[o] = sum of w * x[tap]; backward: gx[tap] += w * g[o].
 // One output row (fixed i, j) at a time: its up to 4 input rows and their weights first,
-// then the taps along the last dim.
+// then the taps along the last dim. w0/w1: the last dim's weights in T.
 template <class T>
-void interp_kernel(const InterpPlan& p, const T* src, T* dst, bool backward) {
+TC_MULTIVERSION void interp_plane(const InterpPlan& p, const T* __restrict s, T* __restrict d,
+                                  const T* w0, const T* w1, bool backward) {
   const Taps &a = p.t[0], &b = p.t[1], &c = p.t[2];
-  int64_t ip = a.in * b.in * c.in, op = a.out * b.out * c.out, nk = c.out;
-  std::vector<T> cw0(c.w0.begin(), c.w0.end()), cw1(c.w1.begin(), c.w1.end());
-  const int64_t *ci0 = c.i0.data(), *ci1 = c.i1.data();
-  const T *w0 = cw0.data(), *w1 = cw1.data();
-  bool two = p.ntaps[2] == 2;
-  int nt = p.planes > 1 && p.planes * std::max(op, ip) >= kGrain ? get_num_threads() : 1;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t q = 0; q < p.planes; q++) {
-    const T* s = src + q * (backward ? op : ip);
-    T* d = dst + q * (backward ? ip : op);
-    for (int64_t i = 0; i < a.out; i++)
-      for (int64_t j = 0; j < b.out; j++) {
-        int64_t rows[4];
-        T w[4];
-        int nr = 0;
-        for (int64_t ta = 0; ta < p.ntaps[0]; ta++)
-          for (int64_t tb = 0; tb < p.ntaps[1]; tb++) {
-            int64_t ia = ta ? a.i1[i] : a.i0[i], ib = tb ? b.i1[j] : b.i0[j];
-            rows[nr] = (ia * b.in + ib) * c.in;
-            w[nr++] = T(ta ? a.w1[i] : a.w0[i]) * T(tb ? b.w1[j] : b.w0[j]);
-          }
-        int64_t orow = (i * b.out + j) * nk;
-        if (!backward) {
-          T* __restrict o = d + orow;
-          for (int64_t k = 0; k < nk; k++) o[k] = 0;
-          for (int r = 0; r < nr; r++) {
-            const T* sr = s + rows[r];
-            T wr = w[r];
-            if (two)
-              for (int64_t k = 0; k < nk; k++)
-                o[k] += wr * (sr[ci0[k]] * w0[k] + sr[ci1[k]] * w1[k]);
-            else
-              for (int64_t k = 0; k < nk; k++) o[k] += wr * sr[ci0[k]];
-          }
-        } else {
-          const T* gr = s + orow;
-          for (int r = 0; r < nr; r++) {
-            T* dr = d + rows[r];
-            T wr = w[r];
-            for (int64_t k = 0; k < nk; k++) {
-              T gv = gr[k] * wr;
-              dr[ci0[k]] += two ? gv * w0[k] : gv;
-              if (two) dr[ci1[k]] += gv * w1[k];
-            }
+  const int64_t nk = c.out, *ci0 = c.i0.data(), *ci1 = c.i1.data();
+  const bool two = p.ntaps[2] == 2;
+  for (int64_t i = 0; i < a.out; i++)
+    for (int64_t j = 0; j < b.out; j++) {
+      int64_t rows[4];
+      T w[4];
+      int nr = 0;
+      for (int64_t ta = 0; ta < p.ntaps[0]; ta++)
+        for (int64_t tb = 0; tb < p.ntaps[1]; tb++) {
+          int64_t ia = ta ? a.i1[i] : a.i0[i], ib = tb ? b.i1[j] : b.i0[j];
+          rows[nr] = (ia * b.in + ib) * c.in;
+          w[nr++] = T(ta ? a.w1[i] : a.w0[i]) * T(tb ? b.w1[j] : b.w0[j]);
+        }
+      int64_t orow = (i * b.out + j) * nk;
+      if (!backward) {
+        T* o = d + orow;
+        for (int64_t k = 0; k < nk; k++) o[k] = 0;
+        for (int r = 0; r < nr; r++) {
+          const T* sr = s + rows[r];
+          T wr = w[r];
+          if (two)
+            for (int64_t k = 0; k < nk; k++) o[k] += wr * (sr[ci0[k]] * w0[k] + sr[ci1[k]] * w1[k]);
+          else
+            for (int64_t k = 0; k < nk; k++) o[k] += wr * sr[ci0[k]];
+        }
+      } else {
+        const T* gr = s + orow;
+        for (int r = 0; r < nr; r++) {
+          T* dr = d + rows[r];
+          T wr = w[r];
+          for (int64_t k = 0; k < nk; k++) {
+            T gv = gr[k] * wr;
+            dr[ci0[k]] += two ? gv * w0[k] : gv;
+            if (two) dr[ci1[k]] += gv * w1[k];
           }
         }
       }
-  }
+    }
+}
+
+template <class T>
+void interp_kernel(const InterpPlan& p, const T* src, T* dst, bool backward) {
+  const Taps &a = p.t[0], &b = p.t[1], &c = p.t[2];
+  int64_t ip = a.in * b.in * c.in, op = a.out * b.out * c.out;
+  std::vector<T> w0(c.w0.begin(), c.w0.end()), w1(c.w1.begin(), c.w1.end());
+  int nt = p.planes > 1 && p.planes * std::max(op, ip) >= kGrain ? get_num_threads() : 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t q = 0; q < p.planes; q++)
+    interp_plane<T>(p, src + q * (backward ? op : ip), dst + q * (backward ? ip : op), w0.data(),
+                    w1.data(), backward);
 }
 
 template <class F>

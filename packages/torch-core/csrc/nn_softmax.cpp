@@ -47,6 +47,75 @@ void for_blocks(const RowShape& r, const F& f) {
   }
 }
 
+// One contiguous row (inner == 1). TC_MULTIVERSION: compiled for AVX2 machines too.
+template <class T>
+TC_MULTIVERSION void softmax_row(const T* __restrict x, T* __restrict y, int64_t n, bool log) {
+  T mx = lane_max(x, n);
+  for (int64_t i = 0; i < n; i++) y[i] = nn_exp(x[i] - mx);
+  T s = lane_sum<T>(n, [&](int64_t i) { return y[i]; });
+  if (log) {
+    T sub = mx + std::log(s);
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] - sub;
+  } else {
+    T inv = T(1) / s;
+    for (int64_t i = 0; i < n; i++) y[i] *= inv;
+  }
+}
+
+// m <= kCols columns (stride st between rows) of n rows.
+template <class T>
+TC_MULTIVERSION void softmax_block(const T* __restrict x, T* __restrict y, int64_t n, int64_t m,
+                                   int64_t st, bool log) {
+  T mx[kCols], sum[kCols];
+  for (int64_t c = 0; c < m; c++) mx[c] = -std::numeric_limits<T>::infinity(), sum[c] = 0;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t c = 0; c < m; c++) {
+      T v = x[i * st + c];
+      mx[c] = (v > mx[c] || v != v) ? v : mx[c];
+    }
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t c = 0; c < m; c++) {
+      T e = nn_exp(x[i * st + c] - mx[c]);
+      y[i * st + c] = e;
+      sum[c] += e;
+    }
+  if (log)
+    for (int64_t c = 0; c < m; c++) sum[c] = mx[c] + std::log(sum[c]);
+  else
+    for (int64_t c = 0; c < m; c++) sum[c] = T(1) / sum[c];
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t c = 0; c < m; c++)
+      y[i * st + c] = log ? x[i * st + c] - sum[c] : y[i * st + c] * sum[c];
+}
+
+// softmax: y * (g - sum(g * y)); log_softmax: g - exp(y) * sum(g)
+template <class T>
+TC_MULTIVERSION void softmax_grad_row(const T* __restrict g, const T* __restrict y, T* __restrict o,
+                                      int64_t n, bool log) {
+  if (log) {
+    T s = lane_sum<T>(n, [&](int64_t i) { return g[i]; });
+    for (int64_t i = 0; i < n; i++) o[i] = g[i] - nn_exp(y[i]) * s;
+  } else {
+    T s = lane_sum<T>(n, [&](int64_t i) { return g[i] * y[i]; });
+    for (int64_t i = 0; i < n; i++) o[i] = y[i] * (g[i] - s);
+  }
+}
+
+template <class T>
+TC_MULTIVERSION void softmax_grad_block(const T* __restrict g, const T* __restrict y,
+                                        T* __restrict o, int64_t n, int64_t m, int64_t st,
+                                        bool log) {
+  T s[kCols];
+  for (int64_t c = 0; c < m; c++) s[c] = 0;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t c = 0; c < m; c++) s[c] += log ? g[i * st + c] : g[i * st + c] * y[i * st + c];
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t c = 0; c < m; c++) {
+      int64_t k = i * st + c;
+      o[k] = log ? g[k] - nn_exp(y[k]) * s[c] : y[k] * (g[k] - s[c]);
+    }
+}
+
 // contiguous rows (inner == 1)
 template <class F>
 void for_rows(const RowShape& r, const F& f) {
@@ -57,91 +126,25 @@ void for_rows(const RowShape& r, const F& f) {
 
 template <class T>
 void softmax_kernel(const RowShape& r, const T* x, T* y, bool log) {
-  using A = double;
-  int64_t n = r.n;
   if (r.inner == 1) {
-    for_rows(r, [&](int64_t off) {
-      const T* xr = x + off;
-      T* yr = y + off;
-      T mx = lane_max(xr, n);
-      if (log) {
-        T s = lane_sum<T>(n, [&](int64_t i) { return nn_exp(xr[i] - mx); });
-        T sub = mx + std::log(s);
-        for (int64_t i = 0; i < n; i++) yr[i] = xr[i] - sub;
-      } else {
-        for (int64_t i = 0; i < n; i++) yr[i] = nn_exp(xr[i] - mx);
-        T inv = T(1) / lane_sum<T>(n, [&](int64_t i) { return yr[i]; });
-        for (int64_t i = 0; i < n; i++) yr[i] *= inv;
-      }
-    });
+    for_rows(r, [&](int64_t off) { softmax_row(x + off, y + off, r.n, log); });
     return;
   }
   for_blocks(r, [&](int64_t o, int64_t c0, int64_t c1) {
-    int64_t m = c1 - c0, st = r.inner;
-    const T* xb = x + o * r.n * r.inner + c0;
-    T* yb = y + o * r.n * r.inner + c0;
-    T mx[kCols];
-    A sum[kCols];
-    for (int64_t c = 0; c < m; c++) mx[c] = -std::numeric_limits<T>::infinity(), sum[c] = 0;
-    for (int64_t i = 0; i < r.n; i++)
-      for (int64_t c = 0; c < m; c++) {
-        T v = xb[i * st + c];
-        mx[c] = (v > mx[c] || std::isnan(v)) ? v : mx[c];
-      }
-    for (int64_t i = 0; i < r.n; i++)
-      for (int64_t c = 0; c < m; c++) {
-        T e = nn_exp(xb[i * st + c] - mx[c]);
-        sum[c] += A(e);
-        if (!log) yb[i * st + c] = e;
-      }
-    if (log) {
-      T sub[kCols];
-      for (int64_t c = 0; c < m; c++) sub[c] = mx[c] + T(std::log(sum[c]));
-      for (int64_t i = 0; i < r.n; i++)
-        for (int64_t c = 0; c < m; c++) yb[i * st + c] = xb[i * st + c] - sub[c];
-    } else {
-      T inv[kCols];
-      for (int64_t c = 0; c < m; c++) inv[c] = T(1.0 / sum[c]);
-      for (int64_t i = 0; i < r.n; i++)
-        for (int64_t c = 0; c < m; c++) yb[i * st + c] *= inv[c];
-    }
+    int64_t off = o * r.n * r.inner + c0;
+    softmax_block(x + off, y + off, r.n, c1 - c0, r.inner, log);
   });
 }
 
 template <class T>
 void softmax_backward_kernel(const RowShape& r, const T* g, const T* y, T* gx, bool log) {
-  using A = double;
-  int64_t n = r.n;
   if (r.inner == 1) {
-    for_rows(r, [&](int64_t off) {
-      const T *gr = g + off, *yr = y + off;
-      T* o = gx + off;
-      if (log) {
-        T s = lane_sum<T>(n, [&](int64_t i) { return gr[i]; });
-        for (int64_t i = 0; i < n; i++) o[i] = gr[i] - nn_exp(yr[i]) * s;
-      } else {
-        T s = lane_sum<T>(n, [&](int64_t i) { return gr[i] * yr[i]; });
-        for (int64_t i = 0; i < n; i++) o[i] = yr[i] * (gr[i] - s);
-      }
-    });
+    for_rows(r, [&](int64_t off) { softmax_grad_row(g + off, y + off, gx + off, r.n, log); });
     return;
   }
   for_blocks(r, [&](int64_t o, int64_t c0, int64_t c1) {
-    int64_t m = c1 - c0, st = r.inner, base = o * r.n * r.inner + c0;
-    const T *gb = g + base, *yb = y + base;
-    T* ob = gx + base;
-    A acc[kCols];
-    for (int64_t c = 0; c < m; c++) acc[c] = 0;
-    for (int64_t i = 0; i < r.n; i++)
-      for (int64_t c = 0; c < m; c++)
-        acc[c] += log ? A(gb[i * st + c]) : A(gb[i * st + c]) * A(yb[i * st + c]);
-    T s[kCols];
-    for (int64_t c = 0; c < m; c++) s[c] = T(acc[c]);
-    for (int64_t i = 0; i < r.n; i++)
-      for (int64_t c = 0; c < m; c++) {
-        int64_t k = i * st + c;
-        ob[k] = log ? gb[k] - nn_exp(yb[k]) * s[c] : yb[k] * (gb[k] - s[c]);
-      }
+    int64_t off = o * r.n * r.inner + c0;
+    softmax_grad_block(g + off, y + off, gx + off, r.n, c1 - c0, r.inner, log);
   });
 }
 

@@ -867,3 +867,60 @@ def test_errors_name_the_op_shapes_and_dtypes():
     )
     _raises(ValueError, r"divisible by 2", F.pad, x4, (1, 2, 3))
     _raises(RuntimeError, r"pad\(\).*negative output size", F.pad, x4, (-3, -2))
+
+
+# ---------------------------------------------------------------- layouts, empty inputs, dtypes
+
+
+def test_non_contiguous_inputs():
+    base = rand(2, 3, 9, 7)
+    xt = T(base).transpose(2, 3)  # (2, 3, 7, 9), strided
+    x = np.ascontiguousarray(base.transpose(0, 1, 3, 2))
+    assert not xt.is_contiguous()
+    out, idx = F.max_pool2d(xt, 2, return_indices=True)
+    ref, ref_idx = np_max_pool(x, 2, [2, 2], [2, 2], [0, 0], [1, 1], False)
+    close(out, ref)
+    np.testing.assert_array_equal(N(idx), ref_idx)
+    close(F.avg_pool2d(xt, 3, 2, 1), np_avg_pool(x, 2, [3, 3], [2, 2], [1, 1], False, True, None))
+    close(F.log_softmax(xt, 2), np_log_softmax(x, 2))
+    close(F.batch_norm(xt, None, None, training=True), np_norm(x, (0, 2, 3), 1e-5))
+    close(F.pad(xt, (1, 2, 2, 1), "reflect"), np_pad(x, (1, 2, 2, 1), "reflect"))
+    close(
+        F.interpolate(xt, size=(4, 5), mode="bilinear"),
+        np_interpolate(x, [4, 5], "linear", False, None),
+    )
+
+
+def test_empty_inputs():
+    assert F.max_pool2d(torch.zeros(0, 3, 4, 4), 2).shape == (0, 3, 2, 2)
+    assert F.avg_pool1d(torch.zeros(0, 2, 6), 3).shape == (0, 2, 2)
+    assert F.adaptive_avg_pool2d(torch.zeros(0, 2, 5, 5), 3).shape == (0, 2, 3, 3)
+    assert F.softmax(torch.zeros(0, 5), 1).shape == (0, 5)
+    assert F.log_softmax(torch.zeros(3, 0), 1).shape == (3, 0)
+    assert F.nll_loss(
+        torch.zeros(0, 4), torch.zeros(0, dtype=torch.int64), reduction="none"
+    ).shape == (0,)
+    assert (
+        F.nll_loss(torch.zeros(0, 4), torch.zeros(0, dtype=torch.int64), reduction="sum").item()
+        == 0
+    )
+    assert F.layer_norm(torch.zeros(0, 4), (4,)).shape == (0, 4)
+    assert F.embedding(torch.zeros(0, dtype=torch.int64), torch.randn(5, 3)).shape == (0, 3)
+    assert F.pad(torch.zeros(2, 0), (1, 1)).shape == (2, 2)
+    assert F.dropout(torch.zeros(0, 3), 0.5).shape == (0, 3)
+
+
+def test_integer_nearest_interpolation_and_padding():
+    x = np.arange(24, dtype=np.uint8).reshape(1, 2, 3, 4)
+    out = F.interpolate(T(x), scale_factor=2)
+    assert out.dtype == torch.uint8
+    np.testing.assert_array_equal(
+        N(out), np_interpolate(x.astype(np.float64), [6, 8], "nearest", None, [2.0, 2.0])
+    )
+    for mode in ("reflect", "replicate", "circular"):
+        y = F.pad(T(x[0]), (1, 2), mode)
+        assert y.dtype == torch.uint8
+        np.testing.assert_array_equal(N(y), np_pad(x[0], (1, 2), mode))
+    half = F.pad(T(x).to(torch.float16), (1, 1), value=2.5)
+    assert half.dtype == torch.float16
+    close(half.to(F64), np.pad(x.astype(np.float64), [(0, 0)] * 3 + [(1, 1)], constant_values=2.5))

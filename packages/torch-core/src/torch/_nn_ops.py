@@ -993,6 +993,10 @@ def interpolate(
         raise ValueError("either size or scale_factor should be defined")
     if mode == "area":
         return _C._adaptive_avg_pool(input, out)
+    if mode.startswith("nearest") and not input.is_floating_point():
+        # nearest only copies values: exact through float64 (integers up to 2^53, bool)
+        y = _C._interpolate(input.to(_C.float64), out, scales, _INTERP[mode], align)
+        return y.to(input.dtype)
     return _C._interpolate(input, out, scales, _INTERP[mode], align)
 
 
@@ -1000,8 +1004,8 @@ _PAD_MODES = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
 
 
 def _pad_other_dtype(input, pads, value):
-    """Constant padding of integer and bool tensors (not differentiable): crop, then copy
-    into a filled tensor."""
+    """Constant padding of the dtypes the kernel lacks (integers, bool, 16-bit floats): crop,
+    then copy into a filled tensor."""
     x = input
     nd = x.dim()
     for i in range(len(pads) // 2):
@@ -1055,10 +1059,10 @@ def pad(input, pad, mode="constant", value=None):
                 f"supported)"
             )
     value = 0.0 if value is None else value
-    if not input.is_floating_point() or input.dtype not in (_C.float32, _C.float64):
-        if mode != "constant":
-            raise RuntimeError(
-                f"{op}(): {mode} padding needs a float32 or float64 input, got {input.dtype}"
-            )
-        return _pad_other_dtype(input, pads, value)
+    if input.dtype not in (_C.float32, _C.float64):
+        if mode == "constant":
+            return _pad_other_dtype(input, pads, value)
+        # the other modes copy values: exact through float64 (integers up to 2^53, bool)
+        wide = _C.float32 if input.is_floating_point() else _C.float64
+        return _C._pad(input.to(wide), pads, _PAD_MODES[mode], 0.0).to(input.dtype)
     return _C._pad(input, pads, _PAD_MODES[mode], builtins.float(value))
