@@ -6,16 +6,18 @@
 //   weight grad:     gW   += gy[n] (O, L) @ im2col(x[n])^T (L, C*K)
 //
 // each per group, on strided sub-matrices. K is the kernel's size (product over its dims),
-// L the number of output positions.
+// L the number of output positions. Groups of one or two channels (depthwise convolutions)
+// would make thin GEMMs: direct kernels sum the same products without columns.
 //
 // Note [Blocks]: the batch's columns (N samples of L positions each) are cut into blocks of
 // about kColBytes of column matrix: several whole samples side by side when L is small (so
-// the GEMMs stay large: W is packed once per block, not once per sample), or a run of
-// output lines of one sample when L is large (so the columns stay in cache). Blocks run
-// across threads, each thread with its own buffers and single-threaded BLAS; with fewer
-// blocks than threads, one block at a time with the threads inside im2col/col2im and BLAS.
-// col2im (conv_transpose) writes overlapping parts of an image, so its blocks hold whole
-// samples.
+// the GEMMs stay wide: W is packed once per block, not once per sample), or a run of output
+// lines of one sample when L is large (so the columns stay in cache). Blocks run across
+// threads, each thread with its own buffers; with fewer blocks than threads, one block at a
+// time with the threads splitting im2col/col2im and the GEMMs. BLAS always runs
+// single-threaded here: all threads are OpenMP's (OpenBLAS's own would compete with them).
+// col2im (conv_transpose) writes overlapping parts of an image, so the blocks of one sample
+// run in order on one thread.
 #include <cblas.h>
 #include <omp.h>
 
