@@ -45,10 +45,14 @@ def test_conv_grad(xs, ws, kw):
 
 @pytest.mark.parametrize("nd", [1, 2, 3])
 def test_conv_grad_unbatched_no_bias(nd):
-    check(lambda x, w: CONV[nd](x, w, padding=1), randn(2, *[3] * nd), randn(2, 2, *[2] * nd, seed=1))
+    check(
+        lambda x, w: CONV[nd](x, w, padding=1), randn(2, *[3] * nd), randn(2, 2, *[2] * nd, seed=1)
+    )
 
 
-@pytest.mark.parametrize("ws, dilation", [((2, 2, 3, 3), 1), ((2, 2, 2, 3), 1), ((2, 2, 2, 2), (2, 1))])
+@pytest.mark.parametrize(
+    "ws, dilation", [((2, 2, 3, 3), 1), ((2, 2, 2, 3), 1), ((2, 2, 2, 2), (2, 1))]
+)
 def test_conv_grad_padding_same(ws, dilation):
     def fn(x, w):
         return torch.conv2d(x, w, padding="same", dilation=dilation)
@@ -81,7 +85,11 @@ def test_conv_transpose_grad(xs, ws, kw):
 
 
 def test_conv_transpose_grad_unbatched():
-    check(lambda x, w: torch.conv_transpose2d(x, w, stride=2), randn(2, 3, 2), randn(2, 2, 2, 3, seed=1))
+    check(
+        lambda x, w: torch.conv_transpose2d(x, w, stride=2),
+        randn(2, 3, 2),
+        randn(2, 2, 2, 3, seed=1),
+    )
 
 
 def test_conv_weight_grad_op():
@@ -95,7 +103,9 @@ def test_conv_weight_grad_op():
     check(fn, x, g)
 
 
-@pytest.mark.parametrize("kw", [{}, dict(stride=2, padding=1), dict(dilation=(2, 1), stride=(1, 2))])
+@pytest.mark.parametrize(
+    "kw", [{}, dict(stride=2, padding=1), dict(dilation=(2, 1), stride=(1, 2))]
+)
 def test_unfold_fold_grad(kw):
     check(lambda x: unfold(x, (2, 3), **kw), randn(2, 2, 5, 6))
     cols = unfold(torch.zeros(2, 2, 5, 6, dtype=F64), (2, 3), **kw).shape
@@ -117,16 +127,49 @@ def test_conv_backward_matches_closed_form():
     cols = unfold(hd, 3, padding=1)  # (4, 27, 64)
     g2 = g.reshape(4, 5, 64)
     np.testing.assert_allclose(
-        w2.grad.numpy(), (g2 @ cols.transpose(1, 2)).sum(0).reshape(5, 3, 3, 3).numpy(), rtol=1e-4, atol=1e-4
+        w2.grad.numpy(),
+        (g2 @ cols.transpose(1, 2)).sum(0).reshape(5, 3, 3, 3).numpy(),
+        rtol=1e-4,
+        atol=1e-4,
     )
     gh = fold(w2.detach().reshape(5, 27).t() @ g2, (8, 8), 3, padding=1)
     cols1 = unfold(x.detach(), 3)
     gh2 = gh.reshape(4, 3, 64)
     np.testing.assert_allclose(
-        w1.grad.numpy(), (gh2 @ cols1.transpose(1, 2)).sum(0).reshape(3, 1, 3, 3).numpy(), rtol=1e-4, atol=1e-4
+        w1.grad.numpy(),
+        (gh2 @ cols1.transpose(1, 2)).sum(0).reshape(3, 1, 3, 3).numpy(),
+        rtol=1e-4,
+        atol=1e-4,
     )
     gx = fold(w1.detach().reshape(3, 9).t() @ gh2, (10, 10), 3)
     np.testing.assert_allclose(x.grad.numpy(), gx.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("batch, size", [(1, 12), (8, 6), (16, 3), (1, 64), (3, 64)])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("groups", [2, 8])  # 8: one channel per group (the direct kernels)
+def test_conv_gradients_are_adjoints(batch, size, threads, groups):
+    """Sizes that cut the work differently (Note [Blocks] in conv.cpp): the gradients satisfy
+    <dW, V> = <g, conv(x, V)> and <dx, U> = <g, conv(U, w)> for any V and U."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        x = randn(batch, 8, size, size).requires_grad_()
+        w = randn(16, 8 // groups, 3, 3, seed=1).requires_grad_()
+        kw = dict(padding=1, groups=groups)
+        y = torch.conv2d(x, w, **kw)
+        g = randn(*y.shape, seed=2)
+        y.backward(g)
+        V, U = randn(*w.shape, seed=3), randn(*x.shape, seed=4)
+        with torch.no_grad():
+            np.testing.assert_allclose(
+                (w.grad * V).sum().item(), (g * torch.conv2d(x, V, **kw)).sum().item(), rtol=1e-10
+            )
+            np.testing.assert_allclose(
+                (x.grad * U).sum().item(), (g * torch.conv2d(U, w, **kw)).sum().item(), rtol=1e-10
+            )
+    finally:
+        torch.set_num_threads(old)
 
 
 def test_conv_ops_are_gated():

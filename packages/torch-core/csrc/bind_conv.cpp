@@ -12,8 +12,8 @@ Tensor conv(const Tensor& input, const Tensor& weight, const Tensor& bias, const
 Tensor conv_weight_grad(const Tensor& input, const Tensor& grad, const Shape& weight_size,
                         const Shape& stride, const Shape& padding, const Shape& dilation,
                         int64_t groups);
-Tensor im2col(const Tensor& input, const Shape& kernel, const Shape& dilation,
-              const Shape& padding, const Shape& stride);
+Tensor im2col(const Tensor& input, const Shape& kernel, const Shape& dilation, const Shape& padding,
+              const Shape& stride);
 Tensor col2im(const Tensor& input, const Shape& output_size, const Shape& kernel,
               const Shape& dilation, const Shape& padding, const Shape& stride);
 
@@ -22,9 +22,8 @@ using Ints = std::vector<int64_t>;
 void bind_conv(py::module_& m, py::class_<Tensor>&) {
   m.def(
       "_conv",
-      [](const Tensor& x, const Tensor& w, py::handle bias, const Ints& stride,
-         const Ints& padding, const Ints& dilation, int64_t groups, bool transposed,
-         const Ints& output_padding) {
+      [](const Tensor& x, const Tensor& w, py::handle bias, const Ints& stride, const Ints& padding,
+         const Ints& dilation, int64_t groups, bool transposed, const Ints& output_padding) {
         return conv(x, w, opt_tensor(bias), stride, padding, dilation, groups, transposed,
                     output_padding);
       },
@@ -46,9 +45,8 @@ void bind_conv(py::module_& m, py::class_<Tensor>&) {
   m.def(
       "_col2im",
       [](const Tensor& x, const Ints& output_size, const Ints& kernel, const Ints& dilation,
-         const Ints& padding, const Ints& stride) {
-        return col2im(x, output_size, kernel, dilation, padding, stride);
-      },
+         const Ints& padding,
+         const Ints& stride) { return col2im(x, output_size, kernel, dilation, padding, stride); },
       "fold on a batched input: (N, C * prod(kernel), blocks) -> (N, C, *output_size), "
       "summing overlaps.");
 }

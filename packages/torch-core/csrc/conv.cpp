@@ -6,9 +6,18 @@
 //   weight grad:     gW   += gy[n] (O, L) @ im2col(x[n])^T (L, C*K)
 //
 // each per group, on strided sub-matrices. K is the kernel's size (product over its dims),
-// L the number of output positions. Samples run across threads, each thread with its own
-// column buffer (one sample's, so memory stays bounded) and single-threaded BLAS; with fewer
-// samples than threads, one sample at a time with the threads inside im2col and BLAS.
+// L the number of output positions. Groups of one or two channels (depthwise convolutions)
+// would make thin GEMMs: direct kernels sum the same products without columns.
+//
+// Note [Blocks]: the batch's columns (N samples of L positions each) are cut into blocks of
+// about kColBytes of column matrix: several whole samples side by side when L is small (so
+// the GEMMs stay wide: W is packed once per block, not once per sample), or a run of output
+// lines of one sample when L is large (so the columns stay in cache). Blocks run across
+// threads, each thread with its own buffers; with fewer blocks than threads, one block at a
+// time with the threads splitting im2col/col2im and the GEMMs. BLAS always runs
+// single-threaded here: all threads are OpenMP's (OpenBLAS's own would compete with them).
+// col2im (conv_transpose) writes overlapping parts of an image, so the blocks of one sample
+// run in order on one thread.
 #include <cblas.h>
 #include <omp.h>
 
@@ -23,7 +32,8 @@ namespace {
 
 // ---------------------------------------------------------------- geometry
 // One sample, padded to 3 spatial dims (missing leading dims have size 1): an image of C
-// channels and size `in`, and the kernel positions `out` it is sampled at.
+// channels and size `in`, and the kernel positions `out` it is sampled at. A line is the
+// run of out[2] positions at one (z, y): a sample has out[0] * out[1] lines.
 struct Geom {
   int64_t C = 0;
   int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1};
@@ -31,6 +41,7 @@ struct Geom {
   int64_t in_n() const { return in[0] * in[1] * in[2]; }
   int64_t out_n() const { return out[0] * out[1] * out[2]; }
   int64_t k_n() const { return k[0] * k[1] * k[2]; }
+  int64_t lines() const { return out[0] * out[1]; }
   bool identity() const {  // 1x1 kernel, stride 1, no padding: the columns are the image
     for (int i = 0; i < 3; i++)
       if (k[i] != 1 || s[i] != 1 || p[i] != 0 || in[i] != out[i]) return false;
@@ -55,65 +66,68 @@ Geom make_geom(int64_t C, const int64_t* in, const int64_t* out, const Shape& k,
 }
 
 // Output positions o in [lo, hi) read inside the image: 0 <= o * s + off < in.
-inline void valid_range(int64_t off, int64_t s, int64_t in, int64_t out, int64_t& lo,
-                        int64_t& hi) {
+inline void valid_range(int64_t off, int64_t s, int64_t in, int64_t out, int64_t& lo, int64_t& hi) {
   lo = off >= 0 ? 0 : (-off + s - 1) / s;
   hi = in - off <= 0 ? 0 : (in - off + s - 1) / s;
   lo = std::min(lo, out);
   hi = std::max(lo, std::min(hi, out));
 }
 
-// Walks rows [r0, r1) of the column matrix (C*K, L) of an image (C, *in): for each row and
-// each output line (fixed z, y) calls f(col_line, image_line or nullptr, off, lo, hi), where
-// the line's element x reads image_line[x * s + off] for x in [lo, hi), zero elsewhere.
+// For rows [r0, r1) of the column matrix (C*K rows) and lines [t0, t1): calls
+// f(r, rel, src, off, lo, hi) per row and line, rel the line's first column relative to t0's,
+// src the offset of the image line it reads (-1: all padding); the line's element x reads
+// image[src + x * s + off] for x in [lo, hi) and is zero elsewhere.
 template <class F>
-void for_lines(const Geom& g, int64_t r0, int64_t r1, const F& f) {
-  const int64_t K = g.k_n(), L = g.out_n(), plane = g.in[1] * g.in[2];
+void for_lines(const Geom& g, int64_t r0, int64_t r1, int64_t t0, int64_t t1, const F& f) {
+  const int64_t K = g.k_n(), plane = g.in[1] * g.in[2];
   for (int64_t r = r0; r < r1; r++) {
     int64_t c = r / K, kk = r % K;
     int64_t kx = kk % g.k[2], ky = kk / g.k[2] % g.k[1], kz = kk / (g.k[2] * g.k[1]);
     int64_t off = kx * g.d[2] - g.p[2], lo, hi;
     valid_range(off, g.s[2], g.in[2], g.out[2], lo, hi);
-    int64_t line = r * L, base = c * g.in_n();
-    for (int64_t oz = 0; oz < g.out[0]; oz++) {
-      int64_t iz = oz * g.s[0] + kz * g.d[0] - g.p[0];
-      for (int64_t oy = 0; oy < g.out[1]; oy++, line += g.out[2]) {
-        int64_t iy = oy * g.s[1] + ky * g.d[1] - g.p[1];
-        bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
-        f(line, inside ? base + iz * plane + iy * g.in[2] : int64_t(-1), off, lo, hi);
-      }
+    int64_t oz = t0 / g.out[1], oy = t0 % g.out[1];
+    for (int64_t t = t0; t < t1; t++) {
+      int64_t iz = oz * g.s[0] + kz * g.d[0] - g.p[0], iy = oy * g.s[1] + ky * g.d[1] - g.p[1];
+      bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+      f(r, (t - t0) * g.out[2], inside ? c * g.in_n() + iz * plane + iy * g.in[2] : int64_t(-1),
+        off, lo, hi);
+      if (++oy == g.out[1]) oy = 0, oz++;
     }
   }
 }
 
-// Rows [r0, r1) of im2col(im).
+// Rows [r0, r1), lines [t0, t1) of im2col(im) into col (row stride ld).
 template <class T>
-void im2col(const Geom& g, const T* im, T* col, int64_t r0, int64_t r1) {
+void im2col(const Geom& g, const T* im, T* col, int64_t ld, int64_t r0, int64_t r1, int64_t t0,
+            int64_t t1) {
   const int64_t W = g.out[2], s = g.s[2];
-  for_lines(g, r0, r1, [&](int64_t line, int64_t src, int64_t off, int64_t lo, int64_t hi) {
-    T* dst = col + line;
-    if (src < 0) {
-      std::fill(dst, dst + W, T(0));
-      return;
-    }
-    const T* row = im + src;
-    std::fill(dst, dst + lo, T(0));
-    if (s == 1)
-      std::copy(row + lo + off, row + hi + off, dst + lo);
-    else
-      for (int64_t x = lo; x < hi; x++) dst[x] = row[x * s + off];
-    std::fill(dst + hi, dst + W, T(0));
-  });
+  for_lines(g, r0, r1, t0, t1,
+            [&](int64_t r, int64_t rel, int64_t src, int64_t off, int64_t lo, int64_t hi) {
+              T* dst = col + r * ld + rel;
+              if (src < 0) {
+                std::fill(dst, dst + W, T(0));
+                return;
+              }
+              const T* row = im + src;
+              std::fill(dst, dst + lo, T(0));
+              if (s == 1)
+                std::copy(row + lo + off, row + hi + off, dst + lo);
+              else
+                for (int64_t x = lo; x < hi; x++) dst[x] = row[x * s + off];
+              std::fill(dst + hi, dst + W, T(0));
+            });
 }
 
-// im[c] += the columns of channels [c0, c1) put back in place (the adjoint of im2col).
+// im[c] += the columns (row stride ld) of channels [c0, c1), lines [t0, t1), put back in
+// place: the adjoint of im2col.
 template <class T>
-void col2im(const Geom& g, const T* col, T* im, int64_t c0, int64_t c1) {
+void col2im(const Geom& g, const T* col, int64_t ld, T* im, int64_t c0, int64_t c1, int64_t t0,
+            int64_t t1) {
   const int64_t K = g.k_n(), s = g.s[2];
-  for_lines(g, c0 * K, c1 * K,
-            [&](int64_t line, int64_t dst, int64_t off, int64_t lo, int64_t hi) {
+  for_lines(g, c0 * K, c1 * K, t0, t1,
+            [&](int64_t r, int64_t rel, int64_t dst, int64_t off, int64_t lo, int64_t hi) {
               if (dst < 0) return;
-              const T* src = col + line;
+              const T* src = col + r * ld + rel;
               T* row = im + dst;
               if (s == 1)
                 for (int64_t x = lo; x < hi; x++) row[x + off] += src[x];
@@ -147,55 +161,119 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, in
                     int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb), beta, c, int(ldc));
 }
 
-// ---------------------------------------------------------------- threads
-// outer: threads across samples (BLAS single-threaded); inner: threads inside one sample.
-struct Plan {
-  int outer = 1, inner = 1;
-};
-
-Plan plan_for(int64_t N, int64_t work_per_sample) {
-  int nt = get_num_threads();
-  if (nt <= 1 || N * work_per_sample < kGrain) return {};
-  if (N >= nt) return {nt, 1};
-  return {1, nt};
+// gemm across nt threads, split by the columns of c (BLAS itself runs single-threaded)
+template <class T>
+void pgemm(int nt, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+           const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  if (nt <= 1 || n < 64 * nt) return gemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
+#pragma omp parallel num_threads(nt)
+  {
+    int64_t t = omp_get_thread_num(), p = omp_get_num_threads();
+    int64_t j0 = n * t / p / 16 * 16, j1 = t + 1 == p ? n : n * (t + 1) / p / 16 * 16;
+    gemm(ta, tb, m, j1 - j0, k, a, lda, tb ? b + j0 * ldb : b + j0, ldb, beta, c + j0, ldc);
+  }
 }
 
-// f(n, slot) for each sample n; slot < plan.outer names the running thread's scratch.
+// ---------------------------------------------------------------- blocks, threads
+constexpr int64_t kColBytes = int64_t(1) << 20;  // a block's column matrix, about at most
+constexpr int64_t kMinCols = 512;                // a block's columns, at least (GEMM size)
+
+// Note [Blocks]: spb whole samples side by side (spb > 1), or lines [j * tile, ...) of one.
+struct Blocks {
+  int64_t spb = 1, tile = 1, per_sample = 1, count = 0, cols = 0;  // cols: the most per block
+  int outer = 1, inner = 1;  // threads across blocks (BLAS single-threaded) / inside one
+  bool whole = false;        // a sample's blocks run in order on one thread (col2im)
+};
+
+struct Block {
+  int64_t n0, nb, t0, t1;
+};
+
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// rows: of the column matrix; work: multiply-adds of the whole op
+Blocks make_blocks(int64_t N, const Geom& g, int64_t rows, size_t item, bool whole_samples,
+                   int64_t work) {
+  const int64_t L = g.out_n(), lines = g.lines();
+  const int nt = work >= kGrain ? get_num_threads() : 1;
+  Blocks b;
+  b.tile = lines;
+  if (L < kMinCols) {
+    int64_t fit = kColBytes / std::max<int64_t>(L * rows * int64_t(item), 1);
+    b.spb = std::max<int64_t>(1, std::min({ceil_div(kMinCols, L), fit, N / nt}));
+    int64_t count = ceil_div(ceil_div(N, b.spb), nt) * nt;  // a multiple of the threads
+    b.spb = ceil_div(N, count);
+  } else if (L > kMinCols && L * rows * int64_t(item) > kColBytes) {
+    int64_t cols = std::max(kMinCols, kColBytes / (rows * int64_t(item)));
+    b.tile = ceil_div(cols, g.out[2]);
+  }
+  if (!whole_samples && b.spb == 1 && N * ceil_div(lines, b.tile) < nt)  // split for threads
+    b.tile = ceil_div(lines, ceil_div(nt, N));
+  b.per_sample = ceil_div(lines, b.tile);
+  b.count = b.spb > 1 ? ceil_div(N, b.spb) : N * b.per_sample;
+  b.cols = b.spb * std::min(b.tile, lines) * g.out[2];
+  b.whole = whole_samples && b.per_sample > 1;
+  if (nt > 1 && (b.whole ? N : b.count) >= nt)
+    b.outer = nt;
+  else
+    b.inner = nt;
+  return b;
+}
+
+Block block_at(const Blocks& b, int64_t i, int64_t N, int64_t lines) {
+  if (b.spb > 1) return {i * b.spb, std::min(b.spb, N - i * b.spb), 0, lines};
+  int64_t j = i % b.per_sample;
+  return {i / b.per_sample, 1, j * b.tile, std::min(lines, (j + 1) * b.tile)};
+}
+
+// f(block, slot) for each block; slot < b.outer names the running thread's buffers. All
+// threads are OpenMP's: BLAS runs single-threaded meanwhile (its own threads would compete
+// with OpenMP's spinning ones), the inner mode splitting GEMMs with pgemm.
 template <class F>
-void for_samples(int64_t N, const Plan& plan, const F& f) {
-  if (plan.outer <= 1) {
-    for (int64_t n = 0; n < N; n++) f(n, 0);
+void for_blocks(const Blocks& b, int64_t N, int64_t lines, const F& f) {
+  if (b.outer <= 1 && b.inner <= 1) {
+    for (int64_t i = 0; i < b.count; i++) f(block_at(b, i, N, lines), 0);
     return;
   }
   int blas_threads = scipy_openblas_get_num_threads();
   scipy_openblas_set_num_threads(1);
-#pragma omp parallel for num_threads(plan.outer) schedule(static)
-  for (int64_t n = 0; n < N; n++) f(n, omp_get_thread_num());
+  if (b.outer <= 1) {
+    for (int64_t i = 0; i < b.count; i++) f(block_at(b, i, N, lines), 0);
+  } else if (b.whole) {
+#pragma omp parallel for num_threads(b.outer) schedule(static)
+    for (int64_t n = 0; n < N; n++)
+      for (int64_t j = 0; j < b.per_sample; j++)
+        f(block_at(b, n * b.per_sample + j, N, lines), omp_get_thread_num());
+  } else {
+#pragma omp parallel for num_threads(b.outer) schedule(static)
+    for (int64_t i = 0; i < b.count; i++) f(block_at(b, i, N, lines), omp_get_thread_num());
+  }
   scipy_openblas_set_num_threads(blas_threads);
 }
 
-// rows [0, rows) of im2col, across `nt` threads
+// The block's columns: im2col of samples n0.. (C*K rows, row stride ld), nt threads.
 template <class T>
-void im2col_par(const Geom& g, const T* im, T* col, int nt) {
-  int64_t rows = g.C * g.k_n();
-  if (nt <= 1) return im2col(g, im, col, 0, rows);
+void block_columns(const Geom& g, const T* x, const Block& k, T* col, int64_t ld, int nt) {
+  const int64_t rows = g.C * g.k_n(), lt = (k.t1 - k.t0) * g.out[2];
+  for (int64_t b = 0; b < k.nb; b++) {
+    const T* xn = x + (k.n0 + b) * g.C * g.in_n();
+    if (nt <= 1) {
+      im2col(g, xn, col + b * lt, ld, 0, rows, k.t0, k.t1);
+      continue;
+    }
 #pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t r = 0; r < rows; r++) im2col(g, im, col, r, r + 1);
+    for (int64_t r = 0; r < rows; r++) im2col(g, xn, col + b * lt, ld, r, r + 1, k.t0, k.t1);
+  }
 }
 
+// dst (R, nb * L) = the block's samples of t (N, R, L) side by side
 template <class T>
-void col2im_par(const Geom& g, const T* col, T* im, int nt) {
-  if (nt <= 1) return col2im(g, col, im, 0, g.C);
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int64_t c = 0; c < g.C; c++) col2im(g, col, im, c, c + 1);
-}
-
-// y rows (O, L) = bias[o] (then GEMMs accumulate with beta 1), or nothing (beta 0)
-template <class T>
-T init_rows(T* y, const T* bias, int64_t O, int64_t L) {
-  if (!bias) return T(0);
-  for (int64_t o = 0; o < O; o++) std::fill(y + o * L, y + (o + 1) * L, bias[o]);
-  return T(1);
+void gather(const T* t, const Block& k, int64_t R, int64_t L, T* dst) {
+  for (int64_t b = 0; b < k.nb; b++)
+    for (int64_t r = 0; r < R; r++) {
+      const T* src = t + ((k.n0 + b) * R + r) * L;
+      std::copy(src, src + L, dst + r * k.nb * L + b * L);
+    }
 }
 
 // ---------------------------------------------------------------- kernels
@@ -205,21 +283,42 @@ void conv_kernel(const T* x, const T* w, const T* bias, T* y, int64_t N, const G
                  int64_t G) {
   const int64_t L = g.out_n(), CKg = g.C / G * g.k_n(), Og = O / G, rows = g.C * g.k_n();
   const bool direct = g.identity();
-  Plan plan = plan_for(N, rows * L * Og);
-  std::vector<T> scratch(direct ? 0 : size_t(plan.outer * rows * L));
-  for_samples(N, plan, [&](int64_t n, int slot) {
-    const T* xn = x + n * g.C * g.in_n();
-    const T* col = xn;
-    if (!direct) {
-      T* buf = scratch.data() + slot * rows * L;
-      im2col_par(g, xn, buf, plan.inner);
-      col = buf;
+  Blocks bl = make_blocks(N, g, rows, sizeof(T), false, N * L * rows * Og);
+  const int64_t per = rows * bl.cols + (bl.spb > 1 ? O * bl.cols : 0);
+  std::vector<T> scratch(size_t(bl.outer * per));
+  for_blocks(bl, N, g.lines(), [&](const Block& k, int slot) {
+    const int64_t n = (k.t1 - k.t0) * g.out[2] * k.nb, l0 = k.t0 * g.out[2];
+    T* buf = scratch.data() + slot * per;
+    const T* col = buf;
+    int64_t ld = n;
+    if (direct && k.nb == 1) {
+      col = x + k.n0 * g.C * L + l0;
+      ld = L;
+    } else {
+      block_columns(g, x, k, buf, n, bl.inner);
     }
-    T* yn = y + n * O * L;
-    T beta = init_rows(yn, bias, O, L);
+    T* out = buf + rows * bl.cols;  // several samples: the GEMM's result, then spread out
+    int64_t ldo = n;
+    T beta = 0;
+    if (k.nb == 1) {
+      out = y + k.n0 * O * L + l0;
+      ldo = L;
+      if (bias) {
+        for (int64_t o = 0; o < O; o++) std::fill(out + o * L, out + o * L + n, bias[o]);
+        beta = 1;
+      }
+    }
     for (int64_t i = 0; i < G; i++)
-      gemm(false, false, Og, L, CKg, w + i * Og * CKg, CKg, col + i * CKg * L, L, beta,
-           yn + i * Og * L, L);
+      pgemm(bl.inner, false, false, Og, n, CKg, w + i * Og * CKg, CKg, col + i * CKg * ld, ld, beta,
+            out + i * Og * ldo, ldo);
+    if (k.nb > 1)
+      for (int64_t b = 0; b < k.nb; b++)
+        for (int64_t o = 0; o < O; o++) {
+          const T* src = out + o * n + b * L;
+          T* dst = y + ((k.n0 + b) * O + o) * L;
+          T add = bias ? bias[o] : T(0);
+          for (int64_t j = 0; j < L; j++) dst[j] = src[j] + add;
+        }
   });
 }
 
@@ -228,28 +327,46 @@ template <class T>
 void conv_transpose_kernel(const T* x, const T* w, const T* bias, T* y, int64_t N, const Geom& g,
                            int64_t C, int64_t G) {
   const int64_t L = g.out_n(), O = g.C, Cg = C / G, OKg = O / G * g.k_n(), rows = O * g.k_n();
-  const bool direct = g.identity();
-  Plan plan = plan_for(N, rows * L * Cg);
-  std::vector<T> scratch(direct ? 0 : size_t(plan.outer * rows * L));
-  for_samples(N, plan, [&](int64_t n, int slot) {
-    const T* xn = x + n * C * L;
-    T* yn = y + n * O * g.in_n();
-    if (direct) {
-      T beta = init_rows(yn, bias, O, L);
+  const int64_t Y = g.in_n();
+  Blocks bl = make_blocks(N, g, rows, sizeof(T), true, N * L * rows * Cg);
+  const int64_t per = rows * bl.cols + (bl.spb > 1 ? C * bl.cols : 0);
+  std::vector<T> scratch(size_t(bl.outer * per));
+  for_blocks(bl, N, g.lines(), [&](const Block& k, int slot) {
+    const int64_t n = (k.t1 - k.t0) * g.out[2] * k.nb, l0 = k.t0 * g.out[2];
+    T* buf = scratch.data() + slot * per;
+    T* yk = y + k.n0 * O * Y;
+    if (k.t0 == 0) {  // a sample's first block: y = bias, then the blocks add to it
+      if (bias)
+        for (int64_t r = 0; r < k.nb * O; r++) std::fill(yk + r * Y, yk + (r + 1) * Y, bias[r % O]);
+      else
+        std::fill(yk, yk + k.nb * O * Y, T(0));
+    }
+    const T* xv = x + k.n0 * C * L + l0;
+    int64_t ldx = L;
+    if (k.nb > 1) {
+      gather(x, k, C, L, buf + rows * bl.cols);
+      xv = buf + rows * bl.cols;
+      ldx = n;
+    }
+    if (g.identity() && k.nb == 1) {  // y += W^T @ x, no columns
       for (int64_t i = 0; i < G; i++)
-        gemm(true, false, OKg, L, Cg, w + i * Cg * OKg, OKg, xn + i * Cg * L, L, beta,
-             yn + i * OKg * L, L);
+        pgemm(bl.inner, true, false, OKg, n, Cg, w + i * Cg * OKg, OKg, xv + i * Cg * L, L, T(1),
+              yk + l0 + i * OKg * L, L);
       return;
     }
-    T* col = scratch.data() + slot * rows * L;
     for (int64_t i = 0; i < G; i++)
-      gemm(true, false, OKg, L, Cg, w + i * Cg * OKg, OKg, xn + i * Cg * L, L, T(0),
-           col + i * OKg * L, L);
-    if (bias)
-      init_rows(yn, bias, O, g.in_n());
-    else
-      std::fill(yn, yn + O * g.in_n(), T(0));
-    col2im_par(g, col, yn, plan.inner);
+      pgemm(bl.inner, true, false, OKg, n, Cg, w + i * Cg * OKg, OKg, xv + i * Cg * ldx, ldx, T(0),
+            buf + i * OKg * n, n);
+    for (int64_t b = 0; b < k.nb; b++) {
+      const T* col = buf + b * L;
+      T* yn = yk + b * O * Y;
+      if (bl.inner <= 1) {
+        col2im(g, col, n, yn, 0, O, k.t0, k.t1);
+        continue;
+      }
+#pragma omp parallel for num_threads(bl.inner) schedule(static)
+      for (int64_t c = 0; c < O; c++) col2im(g, col, n, yn, c, c + 1, k.t0, k.t1);
+    }
   });
 }
 
@@ -260,26 +377,123 @@ void weight_grad_kernel(const T* x, const T* gy, T* gw, int64_t N, const Geom& g
   const int64_t L = g.out_n(), CKg = g.C / G * g.k_n(), Og = O / G, rows = g.C * g.k_n();
   const int64_t wn = O * CKg;
   const bool direct = g.identity();
-  Plan plan = plan_for(N, rows * L * Og);
-  const int64_t col_n = direct ? 0 : rows * L, per = col_n + wn;
-  std::vector<T> scratch(size_t(plan.outer * per));  // per thread: columns, then its sum
-  for_samples(N, plan, [&](int64_t n, int slot) {
-    const T* xn = x + n * g.C * g.in_n();
-    const T* col = xn;
+  Blocks bl = make_blocks(N, g, rows, sizeof(T), false, N * L * rows * Og);
+  // per thread: columns, the block's gradient rows (several samples), its sum of gw
+  const int64_t aux = rows * bl.cols, acc = aux + (bl.spb > 1 ? O * bl.cols : 0), per = acc + wn;
+  std::vector<T> scratch(size_t(bl.outer * per));
+  for_blocks(bl, N, g.lines(), [&](const Block& k, int slot) {
+    const int64_t n = (k.t1 - k.t0) * g.out[2] * k.nb, l0 = k.t0 * g.out[2];
     T* buf = scratch.data() + slot * per;
-    if (!direct) {
-      im2col_par(g, xn, buf, plan.inner);
-      col = buf;
+    const T* col = buf;
+    int64_t ld = n;
+    if (direct && k.nb == 1) {
+      col = x + k.n0 * g.C * L + l0;
+      ld = L;
+    } else {
+      block_columns(g, x, k, buf, n, bl.inner);
     }
-    const T* gyn = gy + n * O * L;
+    const T* gv = gy + k.n0 * O * L + l0;
+    int64_t ldg = L;
+    if (k.nb > 1) {
+      gather(gy, k, O, L, buf + aux);
+      gv = buf + aux;
+      ldg = n;
+    }
     for (int64_t i = 0; i < G; i++)
-      gemm(false, true, Og, CKg, L, gyn + i * Og * L, L, col + i * CKg * L, L, T(1),
-           buf + col_n + i * Og * CKg, CKg);
+      pgemm(bl.inner, false, true, Og, CKg, n, gv + i * Og * ldg, ldg, col + i * CKg * ld, ld, T(1),
+            buf + acc + i * Og * CKg, CKg);
   });
-  std::copy(scratch.data() + col_n, scratch.data() + col_n + wn, gw);
-  for (int t = 1; t < plan.outer; t++) {
-    const T* part = scratch.data() + t * per + col_n;
+  std::copy(scratch.data() + acc, scratch.data() + acc + wn, gw);
+  for (int t = 1; t < bl.outer; t++) {
+    const T* part = scratch.data() + t * per + acc;
     for (int64_t j = 0; j < wn; j++) gw[j] += part[j];
+  }
+}
+
+// ---------------------------------------------------------------- direct kernels
+// For groups whose GEMMs would be thin (depthwise convolutions: one channel in and out per
+// group), the same sums without columns: each output channel accumulates its inputs' lines,
+// weighted, across threads by (sample, channel).
+constexpr int64_t kThin = 2;  // channels per group up to which the direct kernels run
+
+int threads_for(int64_t work) { return work >= kGrain ? get_num_threads() : 1; }
+
+// conv: x (N, C, *in), w (O, C/G, *k), y (N, O, *out); g describes x.
+template <class T>
+void conv_direct(const T* x, const T* w, const T* bias, T* y, int64_t N, const Geom& g, int64_t O,
+                 int64_t G) {
+  const int64_t L = g.out_n(), K = g.k_n(), Cg = g.C / G, Og = O / G, s = g.s[2];
+#pragma omp parallel for num_threads(threads_for(N * O * L * Cg * K)) schedule(static)
+  for (int64_t i = 0; i < N * O; i++) {
+    const int64_t o = i % O, r0 = o / Og * Cg * K;
+    const T *xn = x + i / O * g.C * g.in_n(), *wo = w + o * Cg * K - r0;
+    T* yo = y + i * L;
+    std::fill(yo, yo + L, bias ? bias[o] : T(0));
+    for_lines(g, r0, r0 + Cg * K, 0, g.lines(),
+              [&](int64_t r, int64_t rel, int64_t src, int64_t off, int64_t lo, int64_t hi) {
+                if (src < 0) return;
+                const T wv = wo[r], *row = xn + src;
+                T* dst = yo + rel;
+                if (s == 1)
+                  for (int64_t j = lo; j < hi; j++) dst[j] += wv * row[j + off];
+                else
+                  for (int64_t j = lo; j < hi; j++) dst[j] += wv * row[j * s + off];
+              });
+  }
+}
+
+// conv_transpose: x (N, C, *out), w (C, O/G, *k), y (N, O, *in); g describes y.
+template <class T>
+void conv_transpose_direct(const T* x, const T* w, const T* bias, T* y, int64_t N, const Geom& g,
+                           int64_t C, int64_t G) {
+  const int64_t L = g.out_n(), K = g.k_n(), O = g.C, Cg = C / G, Og = O / G, Y = g.in_n();
+  const int64_t s = g.s[2];
+#pragma omp parallel for num_threads(threads_for(N * O * L * Cg * K)) schedule(static)
+  for (int64_t i = 0; i < N * O; i++) {
+    const int64_t n = i / O, o = i % O;
+    T* yo = y + i * Y - o * Y;  // for_lines' offsets count from channel 0
+    std::fill(yo + o * Y, yo + (o + 1) * Y, bias ? bias[o] : T(0));
+    for (int64_t c = o / Og * Cg; c < (o / Og + 1) * Cg; c++) {
+      const T *xc = x + (n * C + c) * L, *wc = w + (c * Og + o % Og) * K - o * K;
+      for_lines(g, o * K, (o + 1) * K, 0, g.lines(),
+                [&](int64_t r, int64_t rel, int64_t dst, int64_t off, int64_t lo, int64_t hi) {
+                  if (dst < 0) return;
+                  const T wv = wc[r], *src = xc + rel;
+                  T* row = yo + dst;
+                  if (s == 1)
+                    for (int64_t j = lo; j < hi; j++) row[j + off] += wv * src[j];
+                  else
+                    for (int64_t j = lo; j < hi; j++) row[j * s + off] += wv * src[j];
+                });
+    }
+  }
+}
+
+// weight grad: x (N, C, *in), gy (N, O, *out), gw (O, C/G, *k); g describes x. One weight
+// per iteration (its sum runs over the batch).
+template <class T>
+void weight_grad_direct(const T* x, const T* gy, T* gw, int64_t N, const Geom& g, int64_t O,
+                        int64_t G) {
+  const int64_t L = g.out_n(), CKg = g.C / G * g.k_n(), Og = O / G, s = g.s[2];
+#pragma omp parallel for num_threads(threads_for(N * O * L * CKg)) schedule(static)
+  for (int64_t i = 0; i < O * CKg; i++) {
+    const int64_t o = i / CKg, r = o / Og * CKg + i % CKg;
+    T sum = 0;
+    for (int64_t n = 0; n < N; n++) {
+      const T *xn = x + n * g.C * g.in_n(), *gyo = gy + (n * O + o) * L;
+      for_lines(g, r, r + 1, 0, g.lines(),
+                [&](int64_t, int64_t rel, int64_t src, int64_t off, int64_t lo, int64_t hi) {
+                  if (src < 0) return;
+                  const T *row = xn + src, *gl = gyo + rel;
+                  if (s == 1) {
+#pragma omp simd reduction(+ : sum)
+                    for (int64_t j = lo; j < hi; j++) sum += gl[j] * row[j + off];
+                  } else {
+                    for (int64_t j = lo; j < hi; j++) sum += gl[j] * row[j * s + off];
+                  }
+                });
+    }
+    gw[i] = sum;
   }
 }
 
@@ -291,7 +505,7 @@ void im2col_kernel(const T* x, T* col, int64_t N, const Geom& g) {
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t i = 0; i < N * g.C; i++) {
     int64_t n = i / g.C, c = i % g.C;
-    im2col(g, x + n * g.C * g.in_n(), col + n * g.C * K * L, c * K, (c + 1) * K);
+    im2col(g, x + n * g.C * g.in_n(), col + n * g.C * K * L, L, c * K, (c + 1) * K, 0, g.lines());
   }
 }
 
@@ -303,7 +517,7 @@ void col2im_kernel(const T* col, T* y, int64_t N, const Geom& g) {
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t i = 0; i < N * g.C; i++) {
     int64_t n = i / g.C, c = i % g.C;
-    col2im(g, col + n * g.C * K * L, y + n * g.C * g.in_n(), c, c + 1);
+    col2im(g, col + n * g.C * K * L, L, y + n * g.C * g.in_n(), c, c + 1, 0, g.lines());
   }
 }
 
@@ -337,8 +551,7 @@ void check_same_dtype(const std::string& op, const char* what, const Tensor& t, 
            ") and input (", dtype_name(x.dtype()), ") must have the same dtype");
 }
 
-void check_param(const std::string& op, const char* name, const Shape& v, int64_t nd,
-                 int64_t min) {
+void check_param(const std::string& op, const char* name, const Shape& v, int64_t nd, int64_t min) {
   TC_CHECK(int64_t(v.size()) == nd, Runtime, op, ": expected ", name, " to have ", nd,
            " values, one per spatial dim, but got ", name, "=", dims(v));
   for (int64_t e : v)
@@ -387,8 +600,8 @@ Tensor conv(const Tensor& input, const Tensor& weight, const Tensor& bias, const
   int64_t w_in = transposed ? weight.size(0) : weight.size(1) * groups;
   int64_t O = transposed ? weight.size(1) * groups : weight.size(0);
   int64_t split = transposed ? w_in : O;  // the weight's dim 0 holds the groups
-  TC_CHECK(weight.size(0) > 0, Runtime, op, ": weight of size ", dims(weight.sizes()),
-           " has no ", transposed ? "input" : "output", " channels");
+  TC_CHECK(weight.size(0) > 0, Runtime, op, ": weight of size ", dims(weight.sizes()), " has no ",
+           transposed ? "input" : "output", " channels");
   for (int64_t i = 2; i < weight.dim(); i++)
     TC_CHECK(weight.size(i) > 0, Runtime, op, ": weight of size ", dims(weight.sizes()),
              " has an empty kernel");
@@ -434,8 +647,8 @@ Tensor conv(const Tensor& input, const Tensor& weight, const Tensor& bias, const
     for (int64_t i = 0; i < nd; i++)
       TC_CHECK(padded[i] >= eff[i], Runtime, op, ": the padded input size per channel ",
                tup(padded), " is smaller than the (dilated) kernel size ", tup(eff),
-               " (input of size ", dims(input.sizes()), ", weight of size ",
-               dims(weight.sizes()), ")");
+               " (input of size ", dims(input.sizes()), ", weight of size ", dims(weight.sizes()),
+               ")");
     for (int64_t i = 0; i < nd; i++) out_sp[i] = (padded[i] - eff[i]) / stride[i] + 1;
   }
   Shape out_shape{N, O};
@@ -451,9 +664,12 @@ Tensor conv(const Tensor& input, const Tensor& weight, const Tensor& bias, const
   visit_float(x.dtype(), [&](auto t) {
     using T = decltype(t);
     const T* pb = b.defined() ? b.data_as<T>() : nullptr;
-    if (transposed)
-      conv_transpose_kernel<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, C,
-                               groups);
+    if (transposed && C / groups <= kThin)
+      conv_transpose_direct<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, C, groups);
+    else if (transposed)
+      conv_transpose_kernel<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, C, groups);
+    else if (O / groups <= kThin)
+      conv_direct<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, O, groups);
     else
       conv_kernel<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, O, groups);
   });
@@ -498,7 +714,10 @@ Tensor conv_weight_grad(const Tensor& input, const Tensor& grad, const Shape& we
   check_blas_size(op, {g.C * g.k_n(), g.out_n(), O});
   visit_float(x.dtype(), [&](auto t) {
     using T = decltype(t);
-    weight_grad_kernel<T>(x.data_as<T>(), gy.data_as<T>(), gw.data_as<T>(), N, g, O, groups);
+    if (O / groups <= kThin)
+      weight_grad_direct<T>(x.data_as<T>(), gy.data_as<T>(), gw.data_as<T>(), N, g, O, groups);
+    else
+      weight_grad_kernel<T>(x.data_as<T>(), gy.data_as<T>(), gw.data_as<T>(), N, g, O, groups);
   });
   return gw;
 }
@@ -528,8 +747,8 @@ static void check_fold_params(const std::string& op, int64_t nd, const Shape& k,
   check_param(op, "stride", s, nd, 1);
 }
 
-Tensor im2col(const Tensor& input, const Shape& kernel, const Shape& dilation,
-              const Shape& padding, const Shape& stride) {
+Tensor im2col(const Tensor& input, const Shape& kernel, const Shape& dilation, const Shape& padding,
+              const Shape& stride) {
   const std::string op = "unfold";
   int64_t nd = int64_t(kernel.size());
   check_fold_params(op, nd, kernel, dilation, padding, stride);
@@ -568,9 +787,9 @@ Tensor col2im(const Tensor& input, const Shape& output_size, const Shape& kernel
   int64_t L = 1;
   for (int64_t v : b) L *= v;
   TC_CHECK(input.size(2) == L, Runtime, op, ": for output_size=", tup(output_size),
-           ", kernel_size=", tup(kernel), ", dilation=", tup(dilation), ", padding=",
-           tup(padding), ", stride=", tup(stride), " there are ", list_str(b.data(), b.size(), " * "),
-           " = ", L, " sliding blocks, but input.size(2)=", input.size(2));
+           ", kernel_size=", tup(kernel), ", dilation=", tup(dilation), ", padding=", tup(padding),
+           ", stride=", tup(stride), " there are ", list_str(b.data(), b.size(), " * "), " = ", L,
+           " sliding blocks, but input.size(2)=", input.size(2));
   const int64_t N = input.size(0), C = input.size(1) / K;
   Shape out_shape{N, C};
   for (int64_t s : output_size) out_shape.push_back(s);

@@ -39,10 +39,10 @@ def ref_conv(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     s, p, d = tup(stride, nd), tup(padding, nd), tup(dilation, nd)
     xp = np.pad(x, [(0, 0), (0, 0)] + [(q, q) for q in p])
     N, C = x.shape[:2]
-    O, K = w.shape[0], w.shape[2:]
+    Cout, K = w.shape[0], w.shape[2:]
     out = [(xp.shape[2 + i] - d[i] * (K[i] - 1) - 1) // s[i] + 1 for i in range(nd)]
-    y = np.zeros((N, O, *out), dtype=x.dtype)
-    Cg, Og = C // groups, O // groups
+    y = np.zeros((N, Cout, *out), dtype=x.dtype)
+    Cg, Og = C // groups, Cout // groups
     for k in itertools.product(*map(range, K)):
         window = tuple(
             slice(k[i] * d[i], k[i] * d[i] + s[i] * (out[i] - 1) + 1, s[i]) for i in range(nd)
@@ -50,9 +50,11 @@ def ref_conv(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
         patch = xp[(slice(None), slice(None), *window)]
         for g in range(groups):
             wk = w[(slice(g * Og, (g + 1) * Og), slice(None), *k)]
-            y[:, g * Og : (g + 1) * Og] += np.einsum("oc,nc...->no...", wk, patch[:, g * Cg : (g + 1) * Cg])
+            y[:, g * Og : (g + 1) * Og] += np.einsum(
+                "oc,nc...->no...", wk, patch[:, g * Cg : (g + 1) * Cg]
+            )
     if b is not None:
-        y += b.reshape((1, O) + (1,) * nd)
+        y += b.reshape((1, Cout) + (1,) * nd)
     return y
 
 
@@ -65,7 +67,9 @@ def ref_conv_transpose(x, w, b=None, stride=1, padding=0, output_padding=0, grou
     out = [(L[i] - 1) * s[i] - 2 * p[i] + d[i] * (K[i] - 1) + op[i] + 1 for i in range(nd)]
     buf = np.zeros((N, Og * groups, *[o + 2 * q for o, q in zip(out, p)]), dtype=x.dtype)
     for k in itertools.product(*map(range, K)):
-        window = tuple(slice(k[i] * d[i], k[i] * d[i] + s[i] * (L[i] - 1) + 1, s[i]) for i in range(nd))
+        window = tuple(
+            slice(k[i] * d[i], k[i] * d[i] + s[i] * (L[i] - 1) + 1, s[i]) for i in range(nd)
+        )
         for g in range(groups):
             wk = w[(slice(g * Cg, (g + 1) * Cg), slice(None), *k)]
             buf[(slice(None), slice(g * Og, (g + 1) * Og), *window)] += np.einsum(
@@ -84,7 +88,9 @@ def ref_unfold(x, kernel, dilation=1, padding=0, stride=1):
     out = [(xp.shape[2 + i] - d[i] * (K[i] - 1) - 1) // s[i] + 1 for i in range(nd)]
     blocks = []
     for k in itertools.product(*map(range, K)):
-        window = tuple(slice(k[i] * d[i], k[i] * d[i] + s[i] * (out[i] - 1) + 1, s[i]) for i in range(nd))
+        window = tuple(
+            slice(k[i] * d[i], k[i] * d[i] + s[i] * (out[i] - 1) + 1, s[i]) for i in range(nd)
+        )
         blocks.append(xp[(slice(None), slice(None), *window)].reshape(x.shape[0], x.shape[1], -1))
     return np.stack(blocks, axis=2).reshape(x.shape[0], -1, int(np.prod(out)))
 
@@ -99,7 +105,9 @@ def ref_fold(col, output_size, kernel, dilation=1, padding=0, stride=1):
     blocks = col.reshape(N, C, -1, *out)
     y = np.zeros((N, C, *padded), dtype=col.dtype)
     for j, k in enumerate(itertools.product(*map(range, K))):
-        window = tuple(slice(k[i] * d[i], k[i] * d[i] + s[i] * (out[i] - 1) + 1, s[i]) for i in range(nd))
+        window = tuple(
+            slice(k[i] * d[i], k[i] * d[i] + s[i] * (out[i] - 1) + 1, s[i]) for i in range(nd)
+        )
         y[(slice(None), slice(None), *window)] += blocks[:, :, j]
     return y[(slice(None), slice(None), *[slice(q, q + o) for q, o in zip(p, output_size)])]
 
@@ -127,7 +135,11 @@ CONV_CASES = [
     ((1, 2, 5, 5), (2, 2, 5, 5), {}),  # kernel as large as the input: one output
     ((2, 2, 4, 4), (3, 2, 3, 3), dict(padding=3)),  # padding wider than the kernel's reach
     ((2, 2, 5, 4, 6), (3, 2, 2, 3, 2), {}),
-    ((1, 4, 6, 5, 5), (4, 2, 3, 3, 3), dict(stride=(1, 2, 2), padding=1, dilation=(2, 1, 1), groups=2)),
+    (
+        (1, 4, 6, 5, 5),
+        (4, 2, 3, 3, 3),
+        dict(stride=(1, 2, 2), padding=1, dilation=(2, 1, 1), groups=2),
+    ),
 ]
 
 
@@ -173,7 +185,9 @@ def test_conv_padding_same(ws, dilation):
 def test_conv_padding_valid_and_1d_same():
     x, w = rand(2, 3, 10), rand(4, 3, 4, seed=1)
     close(torch.conv1d(T(x), T(w), padding="valid"), ref_conv(x, w))
-    close(torch.conv1d(T(x), T(w), padding="same"), ref_conv(np.pad(x, [(0, 0), (0, 0), (1, 2)]), w))
+    close(
+        torch.conv1d(T(x), T(w), padding="same"), ref_conv(np.pad(x, [(0, 0), (0, 0), (1, 2)]), w)
+    )
 
 
 # (input shape, weight shape, kwargs)
@@ -182,7 +196,11 @@ CONV_T_CASES = [
     ((2, 3, 5), (3, 2, 3), dict(stride=2, padding=1, output_padding=1)),
     ((1, 4, 6), (4, 3, 2), dict(stride=3, dilation=2, groups=2, output_padding=2)),
     ((2, 3, 4, 5), (3, 2, 3, 3), {}),
-    ((2, 4, 4, 3), (4, 3, 3, 2), dict(stride=(2, 3), padding=(1, 0), output_padding=(1, 2), groups=2)),
+    (
+        (2, 4, 4, 3),
+        (4, 3, 3, 2),
+        dict(stride=(2, 3), padding=(1, 0), output_padding=(1, 2), groups=2),
+    ),
     ((2, 3, 4, 4), (3, 2, 3, 3), dict(dilation=2, output_padding=1)),  # output_padding < dilation
     ((2, 6, 5, 5), (6, 1, 3, 3), dict(padding=1, groups=6)),
     ((2, 5, 4, 3), (5, 3, 1, 1), {}),  # 1x1: a plain matrix product
@@ -227,33 +245,58 @@ def test_conv_noncontiguous_inputs():
     close(torch.conv2d(xt, wt, padding=1), ref_conv(x, w, padding=1))
 
 
-@pytest.mark.parametrize("batch", [1, 3, 8])
-def test_conv_threads_agree(batch):
-    """One sample at a time (threads inside) or samples across threads: the same numbers."""
-    x, w, b = rand(batch, 8, 12, 12), rand(16, 4, 3, 3, seed=1), rand(16, seed=2)
-    ref = ref_conv(x, w, b, padding=1, groups=2)
-    g = rand(batch, 16, 12, 12, seed=3)
-    results = []
-    for threads in (1, 2):
-        torch.set_num_threads(threads)
-        y = torch.conv2d(T(x), T(w), T(b), padding=1, groups=2)
-        close(y, ref)
-        yt = torch.conv_transpose2d(T(g), T(w), padding=1, groups=2)
-        results.append(yt.numpy())
-    np.testing.assert_allclose(results[0], results[1], rtol=1e-12, atol=1e-12)
-    close(torch.conv_transpose2d(T(g), T(w), padding=1, groups=2), ref_conv_transpose(g, w, padding=1, groups=2))
+# Batch and image sizes that cut the work differently (Note [Blocks] in conv.cpp): several
+# small samples per block, one sample per block, large images in runs of lines.
+@pytest.mark.parametrize("batch, size", [(1, 12), (3, 12), (8, 6), (16, 3), (1, 64), (3, 64)])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_conv_blocks_and_threads(batch, size, threads):
+    torch.set_num_threads(threads)
+    x, w, b = rand(batch, 8, size, size), rand(16, 4, 3, 3, seed=1), rand(16, seed=2)
+    close(
+        torch.conv2d(T(x), T(w), T(b), padding=1, groups=2), ref_conv(x, w, b, padding=1, groups=2)
+    )
+    w1 = rand(6, 8, 1, 1, seed=4)
+    close(torch.conv2d(T(x), T(w1)), ref_conv(x, w1))
+    g = rand(batch, 16, size, size, seed=3)
+    kw = dict(padding=1, groups=2)
+    close(torch.conv_transpose2d(T(g), T(w), T(b[:8]), **kw), ref_conv_transpose(g, w, b[:8], **kw))
+    wt = rand(16, 3, 1, 1, seed=5)
+    close(torch.conv_transpose2d(T(g), T(wt)), ref_conv_transpose(g, wt))
+    # one or two channels per group: the direct kernels
+    wd = rand(8, 1, 3, 3, seed=6)
+    kw = dict(padding=1, stride=2, groups=8)
+    close(torch.conv2d(T(x), T(wd), T(b[:8]), **kw), ref_conv(x, wd, b[:8], **kw))
+    close(
+        torch.conv_transpose2d(T(x), T(wd), T(b[:8]), **kw), ref_conv_transpose(x, wd, b[:8], **kw)
+    )
+    w2 = rand(2, 4, 3, 3, seed=7)
+    kw = dict(dilation=2, padding=2, groups=2)
+    close(torch.conv2d(T(x), T(w2), **kw), ref_conv(x, w2, **kw))
+    close(
+        torch.conv_transpose2d(T(x), T(w2.reshape(8, 1, 3, 3)), **kw),
+        ref_conv_transpose(x, w2.reshape(8, 1, 3, 3), **kw),
+    )
 
 
 def test_conv_empty_batch():
     w = torch.ones(4, 3, 3, 3, dtype=torch.float64)
     assert torch.conv2d(torch.ones(0, 3, 5, 5, dtype=torch.float64), w).shape == (0, 4, 3, 3)
     wt = torch.ones(3, 2, 3, 3, dtype=torch.float64)
-    assert torch.conv_transpose2d(torch.ones(0, 3, 5, 5, dtype=torch.float64), wt).shape == (0, 2, 7, 7)
+    assert torch.conv_transpose2d(torch.ones(0, 3, 5, 5, dtype=torch.float64), wt).shape == (
+        0,
+        2,
+        7,
+        7,
+    )
 
 
 def test_conv_float32_larger():
     """A shape where the GEMMs are blocked (float32 accumulation order differs from NumPy's)."""
-    x, w, b = rand(4, 16, 20, 20, dtype=np.float32), rand(32, 16, 3, 3, seed=1, dtype=np.float32), rand(32, seed=2, dtype=np.float32)
+    x, w, b = (
+        rand(4, 16, 20, 20, dtype=np.float32),
+        rand(32, 16, 3, 3, seed=1, dtype=np.float32),
+        rand(32, seed=2, dtype=np.float32),
+    )
     y = torch.conv2d(T(x), T(w), T(b), padding=1)
     ref = ref_conv(x.astype(np.float64), w.astype(np.float64), b.astype(np.float64), padding=1)
     np.testing.assert_allclose(y.numpy(), ref, rtol=1e-4, atol=1e-4)
@@ -287,7 +330,10 @@ def test_unfold_fold_unbatched():
     x = rand(3, 5, 6)
     col = unfold(T(x), 3, padding=1)
     close(col, ref_unfold(x[None], 3, padding=1)[0])
-    close(fold(col, (5, 6), 3, padding=1), ref_fold(ref_unfold(x[None], 3, padding=1), (5, 6), 3, padding=1)[0])
+    close(
+        fold(col, (5, 6), 3, padding=1),
+        ref_fold(ref_unfold(x[None], 3, padding=1), (5, 6), 3, padding=1)[0],
+    )
 
 
 def test_fold_of_ones_counts_overlaps():
@@ -315,56 +361,142 @@ def raises(exc, match, fn):
 @pytest.mark.ours_only
 def test_conv_errors_name_the_op_and_shapes():
     x, w = torch.ones(2, 4, 5, 5), torch.ones(6, 4, 3, 3)
-    raises(RuntimeError, r"conv2d: expected 3D \(unbatched\) or 4D \(batched\) input, but got input of size \[4, 5\]",
-           lambda: torch.conv2d(torch.ones(4, 5), w))
-    raises(RuntimeError, r"conv1d: expected 2D \(unbatched\) or 3D \(batched\) input, but got input of size \[3, 4, 5, 6, 7\]",
-           lambda: torch.conv1d(torch.ones(3, 4, 5, 6, 7), torch.ones(2, 4, 3)))
-    raises(RuntimeError, r"conv2d: expected input of size \[2, 3, 5, 5\] to have 4 channels \(weight of size \[6, 4, 3, 3\], groups=1\), but got 3",
-           lambda: torch.conv2d(torch.ones(2, 3, 5, 5), w))
-    raises(RuntimeError, r"conv2d: groups=4 must divide .* weight of size \[6, 4, 3, 3\]",
-           lambda: torch.conv2d(x, w, groups=4))
-    raises(RuntimeError, r"conv2d: expected input of size \[2, 4, 5, 5\] to have 6 channels \(weight of size \[6, 2, 3, 3\], groups=3\)",
-           lambda: torch.conv2d(x, torch.ones(6, 2, 3, 3), groups=3))
-    raises(RuntimeError, r"conv2d: the padded input size per channel \(2, 2\) is smaller than the \(dilated\) kernel size \(3, 3\)",
-           lambda: torch.conv2d(torch.ones(2, 4, 2, 2), w))
-    raises(RuntimeError, r"conv2d: invalid padding string 'foo'", lambda: torch.conv2d(x, w, padding="foo"))
-    raises(RuntimeError, r"conv2d: padding='same' is not supported for strided", lambda: torch.conv2d(x, w, padding="same", stride=2))
-    raises(RuntimeError, r"conv2d: expected bias of size \[6\] .* but got bias of size \[5\]",
-           lambda: torch.conv2d(x, w, torch.ones(5)))
+    raises(
+        RuntimeError,
+        r"conv2d: expected 3D \(unbatched\) or 4D \(batched\) input, "
+        r"but got input of size \[4, 5\]",
+        lambda: torch.conv2d(torch.ones(4, 5), w),
+    )
+    raises(
+        RuntimeError,
+        r"conv1d: expected 2D \(unbatched\) or 3D \(batched\) input, "
+        r"but got input of size \[3, 4, 5, 6, 7\]",
+        lambda: torch.conv1d(torch.ones(3, 4, 5, 6, 7), torch.ones(2, 4, 3)),
+    )
+    raises(
+        RuntimeError,
+        r"conv2d: expected input of size \[2, 3, 5, 5\] to have 4 channels "
+        r"\(weight of size \[6, 4, 3, 3\], groups=1\), but got 3",
+        lambda: torch.conv2d(torch.ones(2, 3, 5, 5), w),
+    )
+    raises(
+        RuntimeError,
+        r"conv2d: groups=4 must divide .* weight of size \[6, 4, 3, 3\]",
+        lambda: torch.conv2d(x, w, groups=4),
+    )
+    raises(
+        RuntimeError,
+        r"conv2d: expected input of size \[2, 4, 5, 5\] to have 6 channels "
+        r"\(weight of size \[6, 2, 3, 3\], groups=3\)",
+        lambda: torch.conv2d(x, torch.ones(6, 2, 3, 3), groups=3),
+    )
+    raises(
+        RuntimeError,
+        r"conv2d: the padded input size per channel \(2, 2\) is smaller than "
+        r"the \(dilated\) kernel size \(3, 3\)",
+        lambda: torch.conv2d(torch.ones(2, 4, 2, 2), w),
+    )
+    raises(
+        RuntimeError,
+        r"conv2d: invalid padding string 'foo'",
+        lambda: torch.conv2d(x, w, padding="foo"),
+    )
+    raises(
+        RuntimeError,
+        r"conv2d: padding='same' is not supported for strided",
+        lambda: torch.conv2d(x, w, padding="same", stride=2),
+    )
+    raises(
+        RuntimeError,
+        r"conv2d: expected bias of size \[6\] .* but got bias of size \[5\]",
+        lambda: torch.conv2d(x, w, torch.ones(5)),
+    )
     raises(RuntimeError, r"conv2d: stride must be positive", lambda: torch.conv2d(x, w, stride=0))
-    raises(RuntimeError, r"conv2d: padding must be non-negative", lambda: torch.conv2d(x, w, padding=-1))
+    raises(
+        RuntimeError,
+        r"conv2d: padding must be non-negative",
+        lambda: torch.conv2d(x, w, padding=-1),
+    )
     raises(RuntimeError, r"conv2d: groups must be positive", lambda: torch.conv2d(x, w, groups=0))
-    raises(RuntimeError, r"conv2d: expected stride to be a single integer or a sequence of 2", lambda: torch.conv2d(x, w, stride=(1, 1, 1)))
-    raises(RuntimeError, r"conv2d: expected a 4D weight .* weight of size \[6, 4, 3\]", lambda: torch.conv2d(x, torch.ones(6, 4, 3)))
-    raises(RuntimeError, r"conv2d: the spatial dims of the input must be non-empty", lambda: torch.conv2d(torch.ones(2, 4, 0, 5), w, padding=2))
-    raises(TypeError, r"conv2d: only float32 and float64 are supported, but input has dtype int64",
-           lambda: torch.conv2d(x.long(), w.long()))
-    raises(TypeError, r"conv2d: weight \(float64\) and input \(float32\) must have the same dtype",
-           lambda: torch.conv2d(x, w.double()))
+    raises(
+        RuntimeError,
+        r"conv2d: expected stride to be a single integer or a sequence of 2",
+        lambda: torch.conv2d(x, w, stride=(1, 1, 1)),
+    )
+    raises(
+        RuntimeError,
+        r"conv2d: expected a 4D weight .* weight of size \[6, 4, 3\]",
+        lambda: torch.conv2d(x, torch.ones(6, 4, 3)),
+    )
+    raises(
+        RuntimeError,
+        r"conv2d: the spatial dims of the input must be non-empty",
+        lambda: torch.conv2d(torch.ones(2, 4, 0, 5), w, padding=2),
+    )
+    raises(
+        TypeError,
+        r"conv2d: only float32 and float64 are supported, but input has dtype int64",
+        lambda: torch.conv2d(x.long(), w.long()),
+    )
+    raises(
+        TypeError,
+        r"conv2d: weight \(float64\) and input \(float32\) must have the same dtype",
+        lambda: torch.conv2d(x, w.double()),
+    )
     raises(TypeError, r"conv2d\(\): argument 'weight' must be Tensor", lambda: torch.conv2d(x, 3))
 
 
 @pytest.mark.ours_only
 def test_conv_transpose_errors():
     x = torch.ones(2, 4, 5, 5)
-    raises(RuntimeError, r"conv_transpose2d: output_padding must be smaller than stride or dilation",
-           lambda: torch.conv_transpose2d(x, torch.ones(4, 3, 3, 3), stride=2, output_padding=2))
-    raises(RuntimeError, r"conv_transpose2d: the output size \(-1, -1\) is too small",
-           lambda: torch.conv_transpose2d(x, torch.ones(4, 3, 3, 3), padding=4))
-    raises(RuntimeError, r"conv_transpose2d: expected input of size \[2, 4, 5, 5\] to have 3 channels",
-           lambda: torch.conv_transpose2d(x, torch.ones(3, 3, 3, 3)))
-    raises(TypeError, r"conv_transpose2d\(\): argument 'padding' must be an int or a tuple of ints, not str",
-           lambda: torch.conv_transpose2d(x, torch.ones(4, 3, 3, 3), padding="same"))
+    raises(
+        RuntimeError,
+        r"conv_transpose2d: output_padding must be smaller than stride or dilation",
+        lambda: torch.conv_transpose2d(x, torch.ones(4, 3, 3, 3), stride=2, output_padding=2),
+    )
+    raises(
+        RuntimeError,
+        r"conv_transpose2d: the output size \(-1, -1\) is too small",
+        lambda: torch.conv_transpose2d(x, torch.ones(4, 3, 3, 3), padding=4),
+    )
+    raises(
+        RuntimeError,
+        r"conv_transpose2d: expected input of size \[2, 4, 5, 5\] to have 3 channels",
+        lambda: torch.conv_transpose2d(x, torch.ones(3, 3, 3, 3)),
+    )
+    raises(
+        TypeError,
+        r"conv_transpose2d\(\): argument 'padding' must be an int or a tuple of ints, not str",
+        lambda: torch.conv_transpose2d(x, torch.ones(4, 3, 3, 3), padding="same"),
+    )
 
 
 @pytest.mark.ours_only
 def test_unfold_fold_errors():
     x = torch.ones(2, 4, 5, 5)
-    raises(RuntimeError, r"unfold: expected a 3D \(unbatched\) or 4D \(batched\) input, but got input of size \[4, 5\]",
-           lambda: unfold(torch.ones(4, 5), 3))
-    raises(RuntimeError, r"unfold: for spatial size \(5, 5\), kernel_size=\(7, 7\).* at least 1", lambda: unfold(x, 7))
-    raises(RuntimeError, r"fold: expected input.size\(1\)=35 to be divisible by the product of kernel_size \(3, 3\)",
-           lambda: fold(torch.ones(2, 35, 9), (5, 5), 3))
-    raises(RuntimeError, r"fold: .* there are 3 \* 3 = 9 sliding blocks, but input.size\(2\)=8",
-           lambda: fold(torch.ones(2, 36, 8), (5, 5), 3))
-    raises(RuntimeError, r"fold: expected a 2D \(unbatched\) or 3D \(batched\) input", lambda: fold(torch.ones(2, 36, 9, 1), (5, 5), 3))
+    raises(
+        RuntimeError,
+        r"unfold: expected a 3D \(unbatched\) or 4D \(batched\) input, "
+        r"but got input of size \[4, 5\]",
+        lambda: unfold(torch.ones(4, 5), 3),
+    )
+    raises(
+        RuntimeError,
+        r"unfold: for spatial size \(5, 5\), kernel_size=\(7, 7\).* at least 1",
+        lambda: unfold(x, 7),
+    )
+    raises(
+        RuntimeError,
+        r"fold: expected input.size\(1\)=35 to be divisible by the product of kernel_size \(3, 3\)",
+        lambda: fold(torch.ones(2, 35, 9), (5, 5), 3),
+    )
+    raises(
+        RuntimeError,
+        r"fold: .* there are 3 \* 3 = 9 sliding blocks, but input.size\(2\)=8",
+        lambda: fold(torch.ones(2, 36, 8), (5, 5), 3),
+    )
+    raises(
+        RuntimeError,
+        r"fold: expected a 2D \(unbatched\) or 3D \(batched\) input",
+        lambda: fold(torch.ones(2, 36, 9, 1), (5, 5), 3),
+    )

@@ -68,7 +68,9 @@ def _check_args(op, input, weight, bias):
         if not isinstance(t, Tensor):
             raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(t).__name__}")
     if bias is not None and not isinstance(bias, Tensor):
-        raise TypeError(f"{op}(): argument 'bias' must be Tensor or None, not {type(bias).__name__}")
+        raise TypeError(
+            f"{op}(): argument 'bias' must be Tensor or None, not {type(bias).__name__}"
+        )
 
 
 def _batched(op, input, nd):
@@ -172,7 +174,16 @@ def conv_transpose1d(
     """Transposed 1-D convolution of input (N, C_in, L) or (C_in, L) with weight
     (C_in, C_out / groups, k): the gradient of conv1d with respect to its input."""
     return _conv_transpose(
-        "conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding, groups, dilation
+        "conv_transpose1d",
+        1,
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
     )
 
 
@@ -182,7 +193,16 @@ def conv_transpose2d(
     """Transposed 2-D convolution of input (N, C_in, H, W) or (C_in, H, W) with weight
     (C_in, C_out / groups, kH, kW): the gradient of conv2d with respect to its input."""
     return _conv_transpose(
-        "conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups, dilation
+        "conv_transpose2d",
+        2,
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
     )
 
 
@@ -192,7 +212,16 @@ def conv_transpose3d(
     """Transposed 3-D convolution of input (N, C_in, D, H, W) or (C_in, D, H, W) with weight
     (C_in, C_out / groups, kD, kH, kW): the gradient of conv3d with respect to its input."""
     return _conv_transpose(
-        "conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups, dilation
+        "conv_transpose3d",
+        3,
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
     )
 
 
