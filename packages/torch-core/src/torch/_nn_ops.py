@@ -20,12 +20,15 @@ from torch._indexing import searchsorted
 
 Tensor = _C.Tensor
 
+# torch.<name>: these have torch.nn.functional's signatures.  batch_norm, instance_norm and
+# embedding are left out: PyTorch's torch.batch_norm/instance_norm/embedding take their
+# arguments in another order, so they are reached only through torch.nn.functional.
 __all__ = [
     "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
     "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
-    "softmax", "log_softmax", "softmin", "batch_norm", "layer_norm", "group_norm",
-    "instance_norm", "nll_loss", "cross_entropy", "embedding", "embedding_bag", "dropout",
+    "softmax", "log_softmax", "softmin", "layer_norm", "group_norm",
+    "nll_loss", "cross_entropy", "embedding_bag", "dropout",
     "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
     "interpolate", "pad",
 ]  # fmt: skip
