@@ -136,7 +136,7 @@ def test_assigning_before_init_raises_attribute_error():
 
 def test_missing_attribute_message():
     with pytest.raises(AttributeError, match="'Net' object has no attribute 'nope'"):
-        Net().nope
+        _ = Net().nope
 
 
 def test_dir_lists_members():
