@@ -45,15 +45,12 @@ class Parameter(Tensor):
     __str__ = __repr__
 
     def __deepcopy__(self, memo):
+        """A new Parameter with a copy of the values (not of ``.grad``)."""
         if id(self) in memo:
             return memo[id(self)]
         with torch.no_grad():
             result = type(self)(self.clone(), self.requires_grad)
         memo[id(self)] = result
-        if self.grad is not None:
-            import copy
-
-            result.grad = copy.deepcopy(self.grad, memo)
         return result
 
     def __reduce_ex__(self, protocol):

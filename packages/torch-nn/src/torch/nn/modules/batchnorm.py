@@ -85,7 +85,6 @@ class _NormBase(Module):
                 state_dict[key] = (
                     self.num_batches_tracked
                     if self.num_batches_tracked is not None
-                    and self.num_batches_tracked.device != torch.device("meta")
                     else torch.tensor(0, dtype=torch.long)
                 )
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,

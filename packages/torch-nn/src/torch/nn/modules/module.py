@@ -10,6 +10,7 @@ looks there after the instance ``__dict__`` (``__getattr__``).  Every conversion
 import collections
 import functools
 import itertools
+import warnings
 import weakref
 
 import torch
@@ -234,7 +235,13 @@ class _BackwardHook:
             if new is not None:
                 grads = self._check(new, len(grads), "backward pre hook")
         self.grad_outputs = grads
-        if self.input_slots is None:  # no input needs a gradient: call the hooks now
+        if self.input_slots is None and self.hooks:  # no input needs a gradient: call now
+            warnings.warn(
+                "Full backward hook is called with the gradients with respect to the module's "
+                "outputs only (grad_input is all None), since no input of "
+                f"{self.module._get_name()} requires gradients",
+                stacklevel=2,
+            )
             self._call_hooks(self._pack((), (), self.n_inputs))
         return tuple(grads[i] for i in self.output_slots)
 

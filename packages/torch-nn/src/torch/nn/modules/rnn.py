@@ -262,9 +262,12 @@ def _recurrence_class():
             hidden = w_hh.shape[1]
             steps = _steps(batch_sizes, reverse)
             out, h_n, c_n, saved = _forward_loop(mode, xw, h0, c0, w_hh, b_hh, steps, hidden)
-            ctx.mode, ctx.steps, ctx.hidden, ctx.saved = mode, steps, hidden, saved
+            ctx.mode, ctx.steps, ctx.hidden = mode, steps, hidden
             ctx.has_bias = b_hh is not None
-            ctx.save_for_backward(w_hh, out)
+            ctx.uniform = saved.pop("uniform")
+            # the buffers go through save_for_backward, so that backward frees them
+            ctx.keys = tuple(k for k, v in saved.items() if v is not None)
+            ctx.save_for_backward(w_hh, out, *(saved[k] for k in ctx.keys))
             if c_n is None:
                 return out, h_n
             return out, h_n, c_n
@@ -272,12 +275,12 @@ def _recurrence_class():
         @staticmethod
         @once_differentiable
         def backward(ctx, g_out, g_hn, g_cn=None):
-            w_hh, out = ctx.saved_tensors
+            w_hh, out, *buffers = ctx.saved_tensors
+            saved = dict(zip(ctx.keys, buffers), uniform=ctx.uniform)
             d_xw, d_h0, d_c0, d_w, d_b = _backward_loop(
-                ctx.mode, ctx.saved, out, w_hh, g_out, g_hn, g_cn, ctx.steps, ctx.hidden,
+                ctx.mode, saved, out, w_hh, g_out, g_hn, g_cn, ctx.steps, ctx.hidden,
                 g_hn.shape[0],
             )  # fmt: skip
-            ctx.saved = None
             return None, None, None, d_xw, d_h0, d_c0, d_w, d_b if ctx.has_bias else None
 
     return _Recurrence
