@@ -1,4 +1,5 @@
 // tensor.cpp — dtypes, storage allocation, tensor creation and view ops.
+#include <malloc.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -125,6 +126,13 @@ namespace {
 // reuses) are aligned to 2 MiB and asked to be backed by huge pages, so that first touching
 // them costs one page fault per 2 MiB instead of per 4 KiB.
 struct CPUAllocator : Allocator {
+  CPUAllocator() {
+    // Keep freed buffers below 64 MiB in the heap for reuse instead of returning them to the
+    // kernel (glibc's defaults map and unmap anything over 128 KiB-32 MiB each time, so a
+    // training step's temporaries page-faulted afresh at every step).
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 128 << 20);
+  }
   StoragePtr allocate(size_t nbytes) override {
     constexpr size_t kHugePage = size_t(2) << 20, kFreshMapping = size_t(32) << 20;
     auto s = std::make_shared<Storage>();

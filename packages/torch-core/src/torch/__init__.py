@@ -8,7 +8,13 @@ torch-multiprocessing and torch-legacy each add a subpackage.
 # regular and editable installs alike.
 __path__ = __import__("pkgutil").extend_path(__path__, __name__)
 
-import scipy_openblas32 as _openblas  # noqa: F401  (loads the BLAS library _C links against)
+import os as _os
+
+# OpenMP threads that spin while idle steal the cores from OpenBLAS's threads (and from the
+# next kernel): sleep instead. Read when _C loads libgomp; a user's setting wins.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import scipy_openblas32 as _openblas  # noqa: E402,F401  (loads the BLAS library _C links against)
 
 from torch import _C, _packages
 from torch._C import (  # noqa: F401
@@ -172,4 +178,4 @@ install_missing_package_hints(__path__)
 if _packages.installed(__path__, "autograd"):
     import torch.autograd  # noqa: E402,F401
 
-del _openblas
+del _openblas, _os

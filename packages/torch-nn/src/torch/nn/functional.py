@@ -21,7 +21,8 @@ Tensor = torch.Tensor
 _CONV_OPS = "conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d unfold fold"
 _NN_OPS = (
     "max_pool1d max_pool2d max_pool3d avg_pool1d avg_pool2d avg_pool3d adaptive_avg_pool1d "
-    "adaptive_avg_pool2d adaptive_avg_pool3d adaptive_max_pool1d adaptive_max_pool2d softmax "
+    "adaptive_avg_pool2d adaptive_avg_pool3d adaptive_max_pool1d adaptive_max_pool2d "
+    "adaptive_max_pool3d max_unpool1d max_unpool2d max_unpool3d feature_alpha_dropout softmax "
     "log_softmax softmin batch_norm layer_norm group_norm instance_norm nll_loss cross_entropy "
     "embedding embedding_bag dropout dropout1d dropout2d dropout3d alpha_dropout interpolate pad"
 )

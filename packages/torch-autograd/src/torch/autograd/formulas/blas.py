@@ -112,8 +112,11 @@ class AddmmBackward0(Formula):
 
     def backward(self, g):
         m1, m2 = self.saved_tensors
-        gx = sum_to(g * self.beta if self.beta != 1 else g, self.shape)
+        need_x, need_1, need_2 = self.needs_input_grad
+        gx = sum_to(g * self.beta if self.beta != 1 else g, self.shape) if need_x else None
         ga = g * self.alpha if self.alpha != 1 else g
         if m2.dim() == 1:  # addmv
-            return gx, ga.unsqueeze(1) * m2.unsqueeze(0), m1.t().mv(ga)
-        return gx, ga.matmul(m2.transpose(-1, -2)), m1.transpose(-1, -2).matmul(ga)
+            g1 = ga.unsqueeze(1) * m2.unsqueeze(0) if need_1 else None
+            return gx, g1, m1.t().mv(ga) if need_2 else None
+        g1 = ga.matmul(m2.transpose(-1, -2)) if need_1 else None
+        return gx, g1, m1.transpose(-1, -2).matmul(ga) if need_2 else None
