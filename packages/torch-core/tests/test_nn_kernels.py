@@ -2,8 +2,8 @@
 padding) against NumPy references on small shapes, over many configurations; running-stat
 updates of batch_norm; dropout statistics; and the errors for bad arguments.
 
-The functions have torch.nn.functional's signatures: here they are reached as torch.<name>
-(under real PyTorch, as torch.nn.functional.<name>).
+The functions have torch.nn.functional's signatures: they are reached as
+torch.nn.functional.<name>, or in torch._nn_ops when torch-nn is not installed.
 """
 
 import itertools
@@ -18,8 +18,8 @@ try:
     import torch.nn.functional as F
 
     F.max_pool2d  # noqa: B018  (torch-nn present: the re-exports)
-except (ImportError, AttributeError):
-    F = torch
+except (ImportError, AttributeError):  # torch-core alone: the module that defines them
+    from torch import _nn_ops as F
 
 ours_only = pytest.mark.ours_only
 F64, F32 = torch.float64, torch.float32
