@@ -634,3 +634,19 @@ def test_function_forms_of_tensor_methods_record(call):
     assert y.grad_fn is not None
     y.sum().backward()
     assert x.grad.shape == x.shape
+
+
+def test_leaf_grad_never_aliases_a_tensor_the_user_holds():
+    x = leaf(3)
+    g = torch.ones(3, dtype=torch.float64)
+    x.backward(g)  # the seed reaches the leaf unchanged
+    g.add_(1)
+    np.testing.assert_array_equal(x.grad.numpy(), [1, 1, 1])
+    y = x * 1
+    z = y.view(3)  # a view: the same storage as y
+    h = torch.full((3,), 2.0, dtype=torch.float64)
+    (g2,) = torch.autograd.grad(z, y, h, retain_graph=True)
+    z.backward(h)
+    h.add_(1)
+    np.testing.assert_array_equal(x.grad.numpy(), [3, 3, 3])
+    np.testing.assert_array_equal(g2.numpy(), [2, 2, 2])

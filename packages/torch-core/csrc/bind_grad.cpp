@@ -253,6 +253,13 @@ void bind_grad(py::module_& m, py::class_<Tensor>& cls) {
   });
   // Output flag of a recorded op; unlike the requires_grad property, allowed on non-leaves.
   m.def("_mark_requires_grad", [](const Tensor& t) { t.impl()->requires_grad = true; });
+  // Whether t is the only tensor on its storage and covers all of it densely: then a
+  // gradient nobody else holds may become a leaf's .grad without a copy.
+  m.def("_sole_owner", [](const Tensor& t) {
+    const auto& st = t.impl()->storage;
+    return st.use_count() == 1 && t.is_contiguous() && t.offset() == 0 &&
+           size_t(t.numel()) * t.itemsize() == st->nbytes;
+  });
   // t.grad_fn = node and the flag, in one call (the recorder's hot path)
   m.def("_set_grad_fn", [](py::handle t, py::handle node) {
     t.cast<const Tensor&>().impl()->requires_grad = true;

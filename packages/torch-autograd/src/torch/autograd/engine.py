@@ -267,6 +267,7 @@ def _run_all(roots, grads, retain_graph, create_graph):
                 deps[child] = left
                 if left == 0:
                     ready.append(child)
+            out = g = None  # hold no gradient here: a leaf may take its gradient without a copy
     finally:
         _set_grad_enabled(prev)
     return []

@@ -24,6 +24,10 @@ Tensor = torch.Tensor
 _AUTOGRAD_DIR = os.path.dirname(__file__) + os.sep
 _mark_requires_grad = _C._mark_requires_grad
 _set_grad_fn = _C._set_grad_fn  # t.grad_fn = node, and t requires grad
+_sole_owner = _C._sole_owner
+# References to a gradient held by nobody else, seen inside apply_accumulate: the engine's
+# buffer, the argument, and getrefcount's own.
+_UNSHARED_REFS = 3
 _grad_enabled = _C.is_grad_enabled
 _set_grad_enabled = _C._set_grad_enabled
 
@@ -205,8 +209,12 @@ class AccumulateGrad(Node):
             grad = sum_to(grad, var.shape)
         old = var.grad
         if old is None:
-            # a fresh tensor: the incoming one may be shared with other leaves or the caller
-            var.grad = grad if _grad_enabled() else grad.detach().clone()
+            if _grad_enabled():
+                var.grad = grad
+            elif sys.getrefcount(grad) <= _UNSHARED_REFS and _sole_owner(grad):
+                var.grad = grad  # nobody else holds it: no copy needed
+            else:  # it may be shared with other leaves, a view, or the caller
+                var.grad = grad.detach().clone()
         elif _grad_enabled():
             var.grad = old + grad
         else:
