@@ -2,7 +2,13 @@
 
 import torch
 
-from .optimizer import Optimizer, _check_nonnegative, _check_not_differentiable, _closure_loss
+from .optimizer import (
+    Optimizer,
+    _check_nonnegative,
+    _check_not_differentiable,
+    _closure_loss,
+    _regularized_grad,
+)
 
 __all__ = ["Adadelta"]
 
@@ -63,10 +69,7 @@ class Adadelta(Optimizer):
                     state["step"] = torch.tensor(0.0)
                     state["square_avg"] = torch.zeros_like(p)
                     state["acc_delta"] = torch.zeros_like(p)
-                if maximize:
-                    grad = -grad
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
+                grad = _regularized_grad(p, grad, maximize, weight_decay)
                 state["step"] += 1
                 square_avg = state["square_avg"]
                 acc_delta = state["acc_delta"]

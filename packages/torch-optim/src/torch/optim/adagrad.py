@@ -2,7 +2,13 @@
 
 import torch
 
-from .optimizer import Optimizer, _check_nonnegative, _check_not_differentiable, _closure_loss
+from .optimizer import (
+    Optimizer,
+    _check_nonnegative,
+    _check_not_differentiable,
+    _closure_loss,
+    _regularized_grad,
+)
 
 __all__ = ["Adagrad"]
 
@@ -75,10 +81,7 @@ class Adagrad(Optimizer):
                 state = self.state[p]
                 if not state:  # a group added after construction
                     self._init_state(state, p, group)
-                if maximize:
-                    grad = -grad
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
+                grad = _regularized_grad(p, grad, maximize, weight_decay)
                 step_t = state["step"]
                 step_t += 1
                 clr = lr / (1 + (step_t.item() - 1) * lr_decay)

@@ -8,6 +8,7 @@ from .optimizer import (
     _check_nonnegative,
     _check_not_differentiable,
     _closure_loss,
+    _regularized_grad,
 )
 
 __all__ = ["Adamax"]
@@ -67,10 +68,7 @@ class Adamax(Optimizer):
                     state["step"] = torch.tensor(0.0)
                     state["exp_avg"] = torch.zeros_like(p)
                     state["exp_inf"] = torch.zeros_like(p)
-                if maximize:
-                    grad = -grad
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
+                grad = _regularized_grad(p, grad, maximize, weight_decay)
                 step_t = state["step"]
                 step_t += 1
                 exp_avg = state["exp_avg"]

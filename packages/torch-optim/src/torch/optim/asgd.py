@@ -2,7 +2,13 @@
 
 import torch
 
-from .optimizer import Optimizer, _check_nonnegative, _check_not_differentiable, _closure_loss
+from .optimizer import (
+    Optimizer,
+    _check_nonnegative,
+    _check_not_differentiable,
+    _closure_loss,
+    _regularized_grad,
+)
 
 __all__ = ["ASGD"]
 
@@ -64,10 +70,7 @@ class ASGD(Optimizer):
                     state["eta"] = torch.tensor(float(lr))
                     state["mu"] = torch.tensor(1.0)
                     state["ax"] = torch.zeros_like(p)
-                if maximize:
-                    grad = -grad
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
+                grad = _regularized_grad(p, grad, maximize, weight_decay)
                 step_t = state["step"]
                 step_t += 1
                 step = step_t.item()

@@ -54,6 +54,28 @@ def _closure_loss(closure):
         return closure()
 
 
+def _regularized_grad(p, grad, maximize, weight_decay, lr=0.0, decoupled=False):
+    """The gradient an update rule sees: negated with ``maximize``, plus ``weight_decay * p``
+    (L2), or, ``decoupled`` (AdamW), with ``p`` first shrunk by ``lr * weight_decay``."""
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        if decoupled:
+            p.mul_(1 - lr * weight_decay)
+        else:
+            grad = grad.add(p, alpha=weight_decay)
+    return grad
+
+
+def _update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2):
+    """Adam's running averages of g and g^2, in place; returns the g^2 buffer for reuse.
+    Binary in-place ops: the core's lerp_/addcmul_ are several times slower."""
+    exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
+    squared = torch.mul(grad, grad)
+    exp_avg_sq.mul_(beta2).add_(squared, alpha=1 - beta2)
+    return squared
+
+
 class _HookHandle:
     """What the ``register_*_hook`` methods return: ``remove()`` unregisters the hook."""
 

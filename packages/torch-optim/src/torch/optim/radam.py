@@ -10,6 +10,8 @@ from .optimizer import (
     _check_nonnegative,
     _check_not_differentiable,
     _closure_loss,
+    _regularized_grad,
+    _update_moments,
 )
 
 __all__ = ["RAdam"]
@@ -78,21 +80,13 @@ class RAdam(Optimizer):
                     state["step"] = torch.tensor(0.0)
                     state["exp_avg"] = torch.zeros_like(p)
                     state["exp_avg_sq"] = torch.zeros_like(p)
-                if maximize:
-                    grad = -grad
-                if weight_decay != 0:
-                    if decoupled:
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = grad.add(p, alpha=weight_decay)
+                grad = _regularized_grad(p, grad, maximize, weight_decay, lr, decoupled)
                 step_t = state["step"]
                 step_t += 1
                 step = step_t.item()
                 exp_avg = state["exp_avg"]
                 exp_avg_sq = state["exp_avg_sq"]
-                exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
-                scratch = torch.mul(grad, grad)
-                exp_avg_sq.mul_(beta2).add_(scratch, alpha=1 - beta2)
+                scratch = _update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
                 rho_t = rho_inf - 2 * step * beta2**step / bias_correction2

@@ -2,7 +2,13 @@
 
 import torch
 
-from .optimizer import Optimizer, _check_nonnegative, _check_not_differentiable, _closure_loss
+from .optimizer import (
+    Optimizer,
+    _check_nonnegative,
+    _check_not_differentiable,
+    _closure_loss,
+    _regularized_grad,
+)
 
 __all__ = ["RMSprop"]
 
@@ -68,10 +74,7 @@ class RMSprop(Optimizer):
                 if not state:
                     state["step"] = torch.tensor(0.0)
                     state["square_avg"] = torch.zeros_like(p)
-                if maximize:
-                    grad = -grad
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
+                grad = _regularized_grad(p, grad, maximize, weight_decay)
                 state["step"] += 1
                 square_avg = state["square_avg"]
                 scratch = torch.mul(grad, grad)

@@ -2,7 +2,13 @@
 
 import torch
 
-from .optimizer import Optimizer, _check_nonnegative, _check_not_differentiable, _closure_loss
+from .optimizer import (
+    Optimizer,
+    _check_nonnegative,
+    _check_not_differentiable,
+    _closure_loss,
+    _regularized_grad,
+)
 
 __all__ = ["SGD"]
 
@@ -60,10 +66,7 @@ class SGD(Optimizer):
                 grad = p.grad
                 if grad is None:
                     continue
-                if maximize:
-                    grad = -grad
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
+                grad = _regularized_grad(p, grad, maximize, weight_decay)
                 if momentum != 0:
                     state = self.state[p]
                     buf = state.get("momentum_buffer")
