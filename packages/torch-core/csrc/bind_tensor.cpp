@@ -48,6 +48,15 @@ struct StorageRef {
   StoragePtr s;
 };
 
+static void release_buffer(void*, void* ctx) {
+  auto* v = static_cast<Py_buffer*>(ctx);
+  if (Py_IsInitialized()) {
+    py::gil_scoped_acquire gil;
+    PyBuffer_Release(v);
+  }
+  delete v;
+}
+
 // A storage over another object's buffer (bytes-like, mmap slice); the object stays
 // alive and its buffer exported until the last view of the storage goes.
 static StoragePtr storage_over_buffer(py::handle obj) {
@@ -61,15 +70,33 @@ static StoragePtr storage_over_buffer(py::handle obj) {
   s->nbytes = size_t(view->len);
   s->ctx = view;
   s->resizable = false;
-  s->deleter = [](void*, void* ctx) {
-    auto* v = static_cast<Py_buffer*>(ctx);
-    if (Py_IsInitialized()) {
-      py::gil_scoped_acquire gil;
-      PyBuffer_Release(v);
-    }
-    delete v;
-  };
+  s->deleter = release_buffer;
   return s;
+}
+
+// Moves a storage's bytes into another object's buffer (e.g. a shared-memory mapping): every
+// tensor on the storage sees the new memory from now on, and the old memory is freed.
+static void move_storage_into(const StoragePtr& s, py::handle obj) {
+  StoragePtr target = storage_over_buffer(obj);
+  TC_CHECK(target->nbytes >= s->nbytes, Runtime, "UntypedStorage._move_into: buffer of ",
+           target->nbytes, " bytes cannot hold a storage of ", s->nbytes, " bytes");
+  if (s->nbytes) std::memcpy(target->data, s->data, s->nbytes);
+  std::swap(s->data, target->data);
+  std::swap(s->deleter, target->deleter);
+  std::swap(s->ctx, target->ctx);
+  s->resizable = false;
+  target->nbytes = s->nbytes;  // `target` now owns the old memory and frees it
+}
+
+// `dst` becomes a tensor with `src`'s storage, offset, sizes, strides and dtype (set_, .data =).
+static void assign_layout(const Tensor& dst, const Tensor& src) {
+  TensorImpl* d = dst.impl();
+  const TensorImpl* s = src.impl();
+  d->storage = s->storage;
+  d->offset = s->offset;
+  d->sizes = s->sizes;
+  d->strides = s->strides;
+  d->dtype = s->dtype;
 }
 
 void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
@@ -94,6 +121,16 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def("element_size", [](const StorageRef&) { return 1; })
       .def_property_readonly("device", [](const StorageRef& r) { return r.s->device; })
       .def("_key", [](const StorageRef& r) { return reinterpret_cast<uintptr_t>(r.s.get()); })
+      .def(
+          "_move_into", [](const StorageRef& r, py::handle obj) { move_storage_into(r.s, obj); },
+          "Copy the bytes into a writable buffer and use its memory from now on.")
+      .def(
+          "_buffer_owner",
+          [](const StorageRef& r) -> py::object {
+            if (r.s->deleter != release_buffer) return py::none();
+            return py::reinterpret_borrow<py::object>(static_cast<Py_buffer*>(r.s->ctx)->obj);
+          },
+          "The object whose buffer this storage uses (from _from_buffer/_move_into), or None.")
       .def("__eq__", [](const StorageRef& a, const StorageRef& b) { return a.s == b.s; })
       .def("__hash__", [](const StorageRef& r) { return std::hash<Storage*>()(r.s.get()); });
   m.attr("UntypedStorage").attr("__module__") = "torch";
@@ -108,6 +145,20 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
                       offset);
   });
   cls.def("untyped_storage", [](const Tensor& t) { return StorageRef{t.impl()->storage}; });
+  // x.data = y: x takes y's storage and layout, dtype included (Module.to keeps Parameters).
+  m.def("_set_data", [](const Tensor& dst, const Tensor& src) { assign_layout(dst, src); });
+  m.def("_set_storage", [](py::handle self, const StorageRef& r, int64_t offset, py::handle size,
+                           py::handle stride) {
+    const Tensor& t = self.cast<const Tensor&>();
+    auto impl = std::make_shared<TensorImpl>();
+    impl->storage = r.s;
+    impl->dtype = t.dtype();
+    Tensor view = as_strided(Tensor(std::move(impl)), to_shape(size, "set_"),
+                             to_shape(stride, "set_"), offset);
+    assign_layout(t, view);
+    t.bump_version();
+    return self_ref(self);
+  });
 
   m.def("_set_autograd_missing",
         [](py::object msg) { g_autograd_missing = msg.is_none() ? py::object() : msg; });

@@ -233,13 +233,13 @@ def test_zero_grad_and_requires_grad_():
     assert not any(p.requires_grad for p in net.parameters())
 
 
-def test_share_memory_returns_self_or_explains():
+def test_share_memory_moves_parameters_in_place():
     net = nn.Linear(2, 2)
-    if hasattr(torch.Tensor, "share_memory_"):
-        assert net.share_memory() is net
-    else:
-        with pytest.raises(RuntimeError, match="torch-multiprocessing"):
-            net.share_memory()
+    weight, values = net.weight, net.weight.detach().clone()
+    assert not weight.is_shared()
+    assert net.share_memory() is net
+    assert net.weight is weight and weight.is_shared() and net.bias.is_shared()
+    assert torch.equal(weight.detach(), values)
 
 
 # ---------------------------------------------------------------- state_dict

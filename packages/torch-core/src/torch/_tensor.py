@@ -374,3 +374,63 @@ def __reduce_ex__(self, protocol):
     from torch._utils import _reduce_tensor
 
     return _reduce_tensor(self)
+
+
+@_method
+def set_(self, source=None, storage_offset=0, size=None, stride=None):
+    """Make this tensor view `source` (a tensor or a storage) in place; no argument: empty."""
+    if source is None:
+        return _C._set_storage(self, _C.UntypedStorage(0), 0, (0,), (1,))
+    if isinstance(source, Tensor):
+        if source.dtype != self.dtype:
+            raise RuntimeError(f"set_: source has dtype {source.dtype}, this tensor {self.dtype}")
+        _C._set_data(self, source)
+        return self
+    if hasattr(source, "untyped"):  # a TypedStorage
+        if source.dtype != self.dtype:
+            raise RuntimeError(f"set_: storage has dtype {source.dtype}, this tensor {self.dtype}")
+        source = source.untyped()
+    if size is None:
+        size = ((source.nbytes() // self.dtype.itemsize) - storage_offset,)
+    if stride is None:
+        stride, step = [], 1
+        for n in reversed(tuple(size)):
+            stride.insert(0, step)
+            step *= builtins.max(n, 1)
+    return _C._set_storage(self, source, storage_offset, tuple(size), tuple(stride))
+
+
+@_method
+def resize_as_(self, other):
+    return self.resize_(other.shape)
+
+
+@_method
+def storage(self):
+    """This tensor's storage as a typed storage of its dtype."""
+    from torch.storage import TypedStorage
+
+    return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype)
+
+
+def _sharing():
+    try:
+        import torch.multiprocessing as mp
+    except ImportError:
+        raise ImportError(
+            "shared-memory tensors need the torch-multiprocessing package "
+            "(pip install torch-multiprocessing)"
+        ) from None
+    return mp
+
+
+@_method
+def share_memory_(self):
+    """Move this tensor's storage into shared memory (a no-op if it is already there)."""
+    _sharing()._share_storage(self.untyped_storage())
+    return self
+
+
+@_method
+def is_shared(self):
+    return _sharing()._is_shared(self.untyped_storage())

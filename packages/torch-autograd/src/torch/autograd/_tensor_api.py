@@ -95,16 +95,10 @@ def _get_data(self):
 
 
 def _set_data(self, value):
-    """``x.data = y``: x takes y's shape and values (copied), keeping its autograd state."""
+    """``x.data = y``: x views y's storage (shape and dtype too), keeping its autograd state."""
     if not isinstance(value, Tensor):
         raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
-    if value.dtype != self.dtype:
-        raise RuntimeError(
-            f"data set to a tensor of dtype {value.dtype}, but this tensor is {self.dtype}"
-        )
-    with torch.no_grad():
-        self.resize_(value.shape)
-        self.copy_(value)
+    torch._C._set_data(self, value)
 
 
 Tensor.data = property(_get_data, _set_data, doc="This tensor's values, detached from autograd.")

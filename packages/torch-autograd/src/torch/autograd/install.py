@@ -30,7 +30,8 @@ NOT_DIFFERENTIABLE = frozenset(
     untyped_storage __rmatmul__
     _all _any _arange _bernoulli_ _dtype_legacy_name _eye _full _index_offsets _linspace
     _mark_requires_grad _nonzero _normal_ _random_ _randperm _searchsorted _set_autograd_missing
-    _set_grad_enabled _set_grad_recorder _set_size_class _storage_view _tensor_from_data
+    _set_data _set_grad_enabled _set_grad_recorder _set_size_class _set_storage _storage_view
+    _tensor_from_data
     _broadcast_shapes_of _set_grad_fn _batch_norm_backward _dropout_mask _sole_owner
     _tensor_from_storage _to_dlpack _tri_indices _uniform_ _unique can_cast empty from_dlpack
     from_numpy get_default_dtype get_num_threads is_grad_enabled manual_seed multinomial

@@ -9,7 +9,6 @@ looks there after the instance ``__dict__`` (``__getattr__``).  Every conversion
 
 import collections
 import functools
-import itertools
 import warnings
 import weakref
 
@@ -846,28 +845,18 @@ class Module:
 
     # ------------------------------------------------------------------ conversions
     def _apply(self, fn, recurse=True):
-        """Replace each parameter, gradient and buffer by ``fn(tensor)``.  A parameter whose
-        result is the same tensor stays (its identity matters to optimizers); otherwise it
-        becomes a new Parameter holding the result."""
+        """Apply ``fn`` to each parameter, gradient and buffer.  Parameters and gradients take
+        the result in place (``.data =``), so an optimizer holding them keeps working."""
         if recurse:
             for m in self.children():
                 m._apply(fn)
-        for key, param in self._parameters.items():
+        for param in self._parameters.values():
             if param is None:
                 continue
             with torch.no_grad():
-                applied = fn(param)
-            grad = param.grad
-            if applied is not param:
-                new = Parameter(applied, param.requires_grad)
-                self._parameters[key] = new
-            else:
-                new = param
-            if grad is not None:
-                with torch.no_grad():
-                    grad_applied = fn(grad)
-                if grad_applied is not grad or new is not param:
-                    new.grad = grad_applied.detach().requires_grad_(grad.requires_grad)
+                param.data = fn(param)
+                if param.grad is not None:
+                    param.grad.data = fn(param.grad)
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)
@@ -929,20 +918,9 @@ class Module:
         return self._apply(lambda t: torch.empty_like(t), recurse)
 
     def share_memory(self):
-        """Move parameters and buffers to shared memory (``Tensor.share_memory_``, which
-        torch-multiprocessing provides)."""
-        probe = next(itertools.chain(self.parameters(), self.buffers()), None)
-        if probe is not None and not hasattr(probe, "share_memory_"):
-            raise RuntimeError(
-                "share_memory() needs Tensor.share_memory_, which the torch-multiprocessing "
-                "package provides: install it (pip install torch-multiprocessing)"
-            )
-
-        def share(t):
-            t.share_memory_()
-            return t
-
-        return self._apply(share)
+        """Move parameters and buffers to shared memory (``Tensor.share_memory_``; needs the
+        torch-multiprocessing package)."""
+        return self._apply(lambda t: t.share_memory_())
 
     # ------------------------------------------------------------------ modes
     def train(self, mode=True):
