@@ -221,9 +221,13 @@ def test_module_built_from_lua_fields_works():
     m = nn.Linear.__new__(nn.Linear)
     w = rand(2, 3)
     m.__dict__.update(
-        weight=w, bias=torch.zeros(2, dtype=torch.float64), gradWeight=torch.zeros_like(w),
-        gradBias=torch.zeros(2, dtype=torch.float64), output=torch.Tensor(),
-        gradInput=torch.Tensor(), _type="torch.DoubleTensor",
+        weight=w,
+        bias=torch.zeros(2, dtype=torch.float64),
+        gradWeight=torch.zeros_like(w),
+        gradBias=torch.zeros(2, dtype=torch.float64),
+        output=torch.Tensor(),
+        gradInput=torch.Tensor(),
+        _type="torch.DoubleTensor",
     )
     x = rand(4, 3, seed=3)
     np.testing.assert_allclose(m.forward(x).numpy(), x.numpy() @ w.numpy().T, rtol=1e-12)

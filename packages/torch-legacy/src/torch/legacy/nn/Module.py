@@ -49,7 +49,9 @@ def _check_same_size(module, a, b, names=("input", "gradOutput")):
 def _check_table(module, input, n=None, name="input"):
     """Raise unless ``input`` is a list/tuple (Lua table), of ``n`` entries when given."""
     if not isinstance(input, (list, tuple)):
-        raise TypeError(f"{_name(module)}: {name} must be a list of tensors, not {type(input).__name__}")
+        raise TypeError(
+            f"{_name(module)}: {name} must be a list of tensors, not {type(input).__name__}"
+        )
     if n is not None and len(input) != n:
         raise RuntimeError(f"{_name(module)}: expected a list of {n} tensors, got {len(input)}")
     return input
