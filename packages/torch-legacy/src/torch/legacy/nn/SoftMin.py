@@ -1,6 +1,7 @@
 from torch import _C
 
-from ._softmax import _check_same_size, _SoftMaxBase
+from ._softmax import _SoftMaxBase
+from .Module import _check_same_size
 
 
 class SoftMin(_SoftMaxBase):
