@@ -59,9 +59,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("name,factory,make,oracle", CASES, ids=[c[0] for c in CASES])
-def test_forward_matches_numpy_and_gradients_match_finite_differences(
-    name, factory, make, oracle
-):
+def test_forward_matches_numpy_and_gradients_match_finite_differences(name, factory, make, oracle):
     torch.manual_seed(0)
     module = factory().double()
     x = make()

@@ -49,9 +49,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("name,factory,make,oracle", CASES, ids=[c[0] for c in CASES])
-def test_forward_matches_numpy_and_backward_matches_finite_differences(
-    name, factory, make, oracle
-):
+def test_forward_matches_numpy_and_backward_matches_finite_differences(name, factory, make, oracle):
     module = factory()
     xs = make()
     out = tensors(module.forward(xs))
@@ -62,7 +60,9 @@ def test_forward_matches_numpy_and_backward_matches_finite_differences(
     check_gradients(module, xs)
 
 
-@pytest.mark.parametrize("factory", [nn.DotProduct, nn.CosineDistance, lambda: nn.PairwiseDistance(2)])
+@pytest.mark.parametrize(
+    "factory", [nn.DotProduct, nn.CosineDistance, lambda: nn.PairwiseDistance(2)]
+)
 def test_pair_modules_give_one_element_for_vectors(factory):
     a, b = rand(4), rand(4, seed=1)
     out = factory().forward([a, b])
