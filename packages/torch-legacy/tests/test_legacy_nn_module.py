@@ -240,3 +240,20 @@ def test_linear_wrong_input_names_module_and_shapes():
         m.forward(torch.zeros(4, 5))
     with pytest.raises(RuntimeError, match=r"nn\.Linear\(3 -> 2\): expected a 1D or 2D input.*"):
         m.forward(torch.zeros(1, 4, 3))
+
+
+def test_type_of_module_read_without_type_field_comes_from_its_tensors():
+    m = nn.Linear.__new__(nn.Linear)
+    m.__dict__.update(weight=torch.zeros(2, 3, dtype=torch.float64), bias=None)
+    assert m.type() == "torch.DoubleTensor"
+
+
+def test_legacy_nn_sources_use_only_the_core():
+    """torch-legacy must run with torch-core alone: no torch.nn, no torch.autograd."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(nn.__file__).parent
+    pattern = re.compile(r"torch\.(nn|autograd|optim)\b|from torch import (nn|autograd)")
+    for path in root.glob("*.py"):
+        assert not pattern.search(path.read_text()), path

@@ -214,7 +214,7 @@ class Module:
         as ``'torch.DoubleTensor'`` or a dtype) and returns self; tensors that shared a
         storage share the converted one. Integer (index) tensors are left as they are."""
         if type is None:
-            return self._type
+            return getattr(self, "_type", None) or _infer_type(self)
         dtype = _TYPE_NAMES.get(type, type)
         if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
             raise ValueError(
@@ -335,6 +335,14 @@ class Module:
                 f"{flat_g.numel()} gradients; parameters and gradients must be shared alike"
             )
         return flat_p, flat_g
+
+
+def _infer_type(module):
+    """The type name of a module read without ``_type``: that of its first float tensor."""
+    for t in _tensors_in(list(module.__dict__.values())):
+        if t.is_floating_point():
+            return t.type()
+    return "torch.FloatTensor"
 
 
 def _tensors_in(obj):
