@@ -118,7 +118,8 @@ def test_batch_normalization_without_affine_has_no_parameters():
 
 def test_batch_normalization_rejects_wrong_input():
     m = nn.BatchNormalization(3)
-    with pytest.raises(RuntimeError, match=r"nn\.BatchNormalization \(3\).*\(4, 5\).*nOutput"):
+    name = r"nn\.BatchNormalization \(2D\) \(3\)"
+    with pytest.raises(RuntimeError, match=name + r".*\(4, 5\).*nOutput"):
         m.forward(torch.zeros(4, 5))
     with pytest.raises(RuntimeError, match=r"expected a 2D input.*\(4, 3, 2\)"):
         m.forward(torch.zeros(4, 3, 2))

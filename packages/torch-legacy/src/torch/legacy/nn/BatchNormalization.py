@@ -94,4 +94,4 @@ class BatchNormalization(Module):
         return super().clearState()
 
     def __repr__(self):
-        return f"nn.{type(self).__name__} ({self.running_mean.numel()})"
+        return f"nn.{type(self).__name__} ({self.nDim}D) ({self.running_mean.numel()})"
