@@ -257,3 +257,13 @@ def test_legacy_nn_sources_use_only_the_core():
     pattern = re.compile(r"torch\.(nn|autograd|optim)\b|from torch import (nn|autograd)")
     for path in root.glob("*.py"):
         assert not pattern.search(path.read_text()), path
+
+
+def test_modules_read_without_optional_lua_fields_use_defaults():
+    x = rand(2, 3)
+    s = nn.Sum.__new__(nn.Sum)
+    s.__dict__.update(dimension=1, output=torch.Tensor(), gradInput=torch.Tensor())
+    np.testing.assert_allclose(s.forward(x).numpy(), x.numpy().sum(1), rtol=1e-12)
+    relu = nn.ReLU.__new__(nn.ReLU)
+    relu.__dict__.update(threshold=0, value=0, output=torch.Tensor(), gradInput=torch.Tensor())
+    np.testing.assert_array_equal(relu.forward(x).numpy(), np.maximum(x.numpy(), 0))

@@ -7,6 +7,9 @@ class Dropout(Module):
     """In training, zeroes each element with probability ``p`` and scales the others by
     ``1 / (1 - p)``; in evaluation (``evaluate()``), passes the input through."""
 
+    # Optional Lua fields: modules read from .t7 files may lack them.
+    inplace = False
+
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
         if not 0 <= p < 1:

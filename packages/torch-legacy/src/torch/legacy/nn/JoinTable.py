@@ -8,6 +8,9 @@ class JoinTable(Module):
     """Concatenates the tensors of the input list along ``dimension``; with
     ``nInputDims``, inputs of ``nInputDims + 1`` dimensions have a batch in front."""
 
+    # Optional Lua fields: modules read from .t7 files may lack them.
+    nInputDims = None
+
     def __init__(self, dimension, nInputDims=None):
         super().__init__()
         self.dimension = dimension

@@ -8,6 +8,12 @@ class LookupTable(Module):
     of a 1D or 2D index tensor. Rows equal to ``paddingValue`` get no gradient; with
     ``maxNorm``, looked-up rows are renormalised to at most that ``normType``-norm."""
 
+    # Optional Lua fields: modules read from .t7 files may lack them.
+    paddingValue = -1
+    maxNorm = None
+    normType = None
+    shouldScaleGradByFreq = False
+
     def __init__(self, nIndex, nOutput, paddingValue=-1, maxNorm=None, normType=None):
         super().__init__()
         self.weight = torch.empty(nIndex, nOutput)

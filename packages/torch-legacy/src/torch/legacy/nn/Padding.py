@@ -6,6 +6,11 @@ class Padding(Module):
     before it when ``pad < 0``; ``index`` (0-based) moves the insertion point that many
     entries inwards. With ``nInputDim``, a batch dimension in front shifts ``dim``."""
 
+    # Optional Lua fields: modules read from .t7 files may lack them.
+    nInputDim = None
+    value = 0
+    index = 0
+
     def __init__(self, dim, pad, nInputDim=None, value=0, index=0):
         super().__init__()
         self.dim = dim

@@ -5,6 +5,9 @@ class Replicate(Module):
     """Repeats the input ``nfeature`` times along a new dimension ``dim`` (a stride-0 view,
     no copy); with ``ndim``, an input of ``ndim + 1`` dimensions has a batch in front."""
 
+    # Optional Lua fields: modules read from .t7 files may lack them.
+    ndim = None
+
     def __init__(self, nfeature, dim=0, ndim=None):
         super().__init__()
         self.nfeatures = nfeature

@@ -7,6 +7,9 @@ class SplitTable(Module):
     """Splits the input along ``dimension`` into a list of its slices (a negative
     dimension counts from the end); with ``nInputDims``, a batch in front shifts it."""
 
+    # Optional Lua fields: modules read from .t7 files may lack them.
+    nInputDims = None
+
     def __init__(self, dimension, nInputDims=None):
         super().__init__()
         self.dimension = dimension

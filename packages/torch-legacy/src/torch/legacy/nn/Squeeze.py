@@ -5,6 +5,9 @@ class Squeeze(Module):
     """Removes dimension ``dim`` if it has size 1, or every size-1 dimension when ``dim``
     is None. With ``numInputDims``, a batch dimension in front is kept (even of size 1)."""
 
+    # Optional Lua fields: modules read from .t7 files may lack them.
+    numInputDims = None
+
     def __init__(self, dim=None, numInputDims=None):
         super().__init__()
         self.dim = dim

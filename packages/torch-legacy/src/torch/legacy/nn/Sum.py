@@ -6,6 +6,11 @@ class Sum(Module):
     ``sizeAverage``; with ``nInputDims``, a batch in front shifts the dimension. The summed
     dimension is dropped (``squeeze``) unless the input is 1D."""
 
+    # Optional Lua fields: modules read from .t7 files may lack them.
+    nInputDims = None
+    sizeAverage = False
+    squeeze = True
+
     def __init__(self, dimension=0, nInputDims=None, sizeAverage=False, squeeze=True):
         super().__init__()
         self.dimension = dimension

@@ -5,6 +5,9 @@ class Unsqueeze(Module):
     """Inserts a size-1 dimension at ``dim`` (0 .. input.dim()); with ``numInputDims``,
     a leading batch dimension shifts it by one."""
 
+    # Optional Lua fields: modules read from .t7 files may lack them.
+    numInputDims = None
+
     def __init__(self, dim, numInputDims=None):
         super().__init__()
         self.dim = dim

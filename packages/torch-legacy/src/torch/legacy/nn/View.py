@@ -8,6 +8,9 @@ class View(Module):
     Extra leading elements form a batch dimension; ``setNumInputDims(n)`` says how many
     trailing dimensions are one sample, so any leading ones are the batch."""
 
+    # Optional Lua fields: modules read from .t7 files may lack them.
+    numInputDims = None
+
     def __init__(self, *args):
         super().__init__()
         if len(args) == 1 and isinstance(args[0], (tuple, list)):

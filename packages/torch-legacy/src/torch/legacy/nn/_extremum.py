@@ -7,6 +7,9 @@ class _Extremum(Module):
     """The max/min over ``dimension``; its gradient goes to the chosen element. The
     dimension is dropped unless the input is 1D; with ``nInputDims`` a batch shifts it."""
 
+    # Optional Lua fields: modules read from .t7 files may lack them.
+    nInputDims = None
+
     def __init__(self, dimension=0, nInputDims=None):
         super().__init__()
         self.dimension = dimension

@@ -8,12 +8,12 @@ class _Pointwise(Module):
     With ``inplace`` the result overwrites ``input`` (and the gradient ``gradOutput``), as
     in Lua; ``input`` must then not be needed elsewhere."""
 
-    inplace = False
+    inplace = False  # the default for modules without the flag (and old .t7 files)
 
     def updateOutput(self, input):
         _check_input(self, input)
         out = self._output(input)
-        if getattr(self, "inplace", False):
+        if self.inplace:
             self.output = input.copy_(out)
         else:
             self.output = out
@@ -23,7 +23,7 @@ class _Pointwise(Module):
         _check_same_size(self, input, gradOutput)
         # In place, input already holds the output: _grad must then use only y.
         grad = self._grad(input, self.output, gradOutput)
-        if getattr(self, "inplace", False):
+        if self.inplace:
             self.gradInput = gradOutput.copy_(grad)
         else:
             self.gradInput = grad
