@@ -1,0 +1,7 @@
+from .SpatialBatchNormalization import SpatialBatchNormalization
+
+
+class VolumetricBatchNormalization(SpatialBatchNormalization):
+    """SpatialBatchNormalization for (N, C, T, H, W) input."""
+
+    nDim = 5
