@@ -1,6 +1,6 @@
 """The base of modules holding other modules in a ``modules`` list (0-based ``get``)."""
 
-from .Module import Module
+from .Module import Module, _name
 
 
 class Container(Module):
@@ -15,7 +15,7 @@ class Container(Module):
         """Appends ``module``; returns self (so adds chain)."""
         if not isinstance(module, Module):
             raise TypeError(
-                f"{self!r}.add(): expected a legacy nn module, got {type(module).__name__}"
+                f"{_name(self)}.add(): expected a legacy nn module, got {type(module).__name__}"
             )
         self.modules.append(module)
         return self
@@ -38,7 +38,7 @@ class Container(Module):
         self.applyToModules(lambda m: m.updateParameters(learningRate))
 
     def accUpdateGradParameters(self, input, gradOutput, lr):
-        raise NotImplementedError(f"{self!r} implements accUpdateGradParameters per container")
+        raise NotImplementedError(f"{_name(self)} implements accUpdateGradParameters per container")
 
     def training(self):
         super().training()

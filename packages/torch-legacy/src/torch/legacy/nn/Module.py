@@ -12,14 +12,19 @@ import torch
 from torch import _C
 
 
+def _name(module):
+    """How errors name a module: its repr's first line (``nn.Linear(3 -> 2)``)."""
+    return repr(module).split("\n")[0].rstrip(" {")
+
+
 def _check_input(module, input, *ndims, name="input"):
     """Raise unless ``input`` is a tensor with one of ``ndims`` dimensions (any if none)."""
     if not isinstance(input, torch.Tensor):
-        raise TypeError(f"{module!r}: {name} must be a Tensor, not {type(input).__name__}")
+        raise TypeError(f"{_name(module)}: {name} must be a Tensor, not {type(input).__name__}")
     if ndims and input.dim() not in ndims:
         allowed = " or ".join(f"{n}D" for n in ndims)
         raise RuntimeError(
-            f"{module!r}: expected a {allowed} {name}, got one of size {tuple(input.shape)}"
+            f"{_name(module)}: expected a {allowed} {name}, got one of size {tuple(input.shape)}"
         )
     return input
 
@@ -28,7 +33,7 @@ def _check_size(module, input, dim, size, what, name="input"):
     """Raise unless ``input.size(dim) == size`` (``what`` says where the size comes from)."""
     if input.size(dim) != size:
         raise RuntimeError(
-            f"{module!r}: {name} of size {tuple(input.shape)} has {input.size(dim)} "
+            f"{_name(module)}: {name} of size {tuple(input.shape)} has {input.size(dim)} "
             f"elements in dimension {dim % input.dim()}, expected {size} ({what})"
         )
 
@@ -36,7 +41,7 @@ def _check_size(module, input, dim, size, what, name="input"):
 def _check_same_size(module, a, b, names=("input", "gradOutput")):
     if tuple(a.shape) != tuple(b.shape):
         raise RuntimeError(
-            f"{module!r}: {names[0]} of size {tuple(a.shape)} and {names[1]} of size "
+            f"{_name(module)}: {names[0]} of size {tuple(a.shape)} and {names[1]} of size "
             f"{tuple(b.shape)} must have the same size"
         )
 
@@ -44,9 +49,11 @@ def _check_same_size(module, a, b, names=("input", "gradOutput")):
 def _check_table(module, input, n=None, name="input"):
     """Raise unless ``input`` is a list/tuple (Lua table), of ``n`` entries when given."""
     if not isinstance(input, (list, tuple)):
-        raise TypeError(f"{module!r}: {name} must be a list of tensors, not {type(input).__name__}")
+        raise TypeError(
+            f"{_name(module)}: {name} must be a list of tensors, not {type(input).__name__}"
+        )
     if n is not None and len(input) != n:
-        raise RuntimeError(f"{module!r}: expected a list of {n} tensors, got {len(input)}")
+        raise RuntimeError(f"{_name(module)}: expected a list of {n} tensors, got {len(input)}")
     return input
 
 
@@ -211,7 +218,7 @@ class Module:
         dtype = _TYPE_NAMES.get(type, type)
         if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
             raise ValueError(
-                f"{self!r}.type(): expected one of {sorted(_TYPE_NAMES)}, got {type!r}"
+                f"{_name(self)}.type(): expected one of {sorted(_TYPE_NAMES)}, got {type!r}"
             )
         cache = tensorCache if tensorCache is not None else {}
         convert = _storage_converter(dtype, cache.setdefault("storages", {}))
@@ -229,7 +236,7 @@ class Module:
         return self.type("torch.DoubleTensor")
 
     def cuda(self):
-        raise NotImplementedError(f"{self!r}.cuda(): torch.legacy.nn runs on the CPU only")
+        raise NotImplementedError(f"{_name(self)}.cuda(): torch.legacy.nn runs on the CPU only")
 
     def clearState(self):
         """Empties ``output`` and ``gradInput`` (before saving, to keep files small)."""
@@ -264,7 +271,7 @@ class Module:
         return copy.deepcopy(self, memo)
 
     def share(self, *args):
-        raise NotImplementedError(f"{self!r}.share() is not supported; reuse the tensors")
+        raise NotImplementedError(f"{_name(self)}.share() is not supported; reuse the tensors")
 
     def read(self, *args):
         raise NotImplementedError("use torch.utils.serialization.load_lua")
@@ -324,7 +331,7 @@ class Module:
                     m.__dict__[key] = _map_tensors(value, lambda t: t, mapping)
         if flat_p.numel() != flat_g.numel():
             raise RuntimeError(
-                f"{self!r}.flattenParameters(): {flat_p.numel()} parameters but "
+                f"{_name(self)}.flattenParameters(): {flat_p.numel()} parameters but "
                 f"{flat_g.numel()} gradients; parameters and gradients must be shared alike"
             )
         return flat_p, flat_g
@@ -375,7 +382,7 @@ def _flatten(tensors, mapping, module):
     for t in tensors:
         if t.dtype != dtype:
             raise TypeError(
-                f"{module!r}.flattenParameters(): parameters of different types "
+                f"{_name(module)}.flattenParameters(): parameters of different types "
                 f"({dtype} and {t.dtype}); call .type() first"
             )
         key = _storage_key(t)
@@ -406,7 +413,7 @@ def _flatten(tensors, mapping, module):
         last = offset + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
         if not bool(keep[offset : last + 1].all()):
             raise RuntimeError(
-                f"{module!r}.flattenParameters(): a parameter of size {tuple(t.shape)} "
+                f"{_name(module)}.flattenParameters(): a parameter of size {tuple(t.shape)} "
                 f"and stride {t.stride()} interleaves with memory that is no parameter"
             )
         mapping[id(t)] = (t, _view_of(compact, int(new_index[offset]), t))
