@@ -587,3 +587,63 @@ def test_bad_grad_output_and_arguments_raise():
         nn.SpatialDropout(1.5)
     with pytest.raises(ValueError, match="SpatialUpSamplingNearest"):
         nn.SpatialUpSamplingNearest(1.5)
+
+
+def _from_fields(cls, fields):
+    """What load_lua builds: cls.__new__ and the fields read from the file."""
+    module = cls.__new__(cls)
+    module.__dict__.update(fields)
+    return module
+
+
+def test_fields_of_older_lua_files_are_read():
+    src = set_params(nn.SpatialConvolution(1, 2, 3, 3, 1, 1, 1).double())
+    fields = {k: v for k, v in src.__dict__.items() if k not in ("padW", "padH")}
+    old = _from_fields(nn.SpatialConvolution, dict(fields, padding=1))
+    x = T(randn(1, 1, 4, 4))
+    np.testing.assert_allclose(old.forward(x).numpy(), src.forward(x).numpy(), rtol=1e-12)
+    assert (old.padW, old.padH) == (1, 1)
+    pool = _from_fields(nn.SpatialMaxPooling, {"kW": 2, "kH": 2, "dW": 2, "dH": 2})
+    np.testing.assert_allclose(
+        pool.forward(x).numpy(), np_pool(x.numpy(), (2, 2), (2, 2), (0, 0), False, "max")
+    )
+    avg = _from_fields(
+        nn.VolumetricAveragePooling, {"kT": 1, "kW": 2, "kH": 2, "dT": 1, "dW": 2, "dH": 2}
+    )
+    x5 = randn(1, 2, 2, 4, 4)
+    np.testing.assert_allclose(
+        avg.forward(T(x5)).numpy(), np_pool(x5, (1, 2, 2), (1, 2, 2), (0, 0, 0), False, "avg")
+    )
+    full = nn.SpatialFullConvolution(1, 1, 2, 2).double()
+    fields = {k: v for k, v in full.__dict__.items() if not k.startswith(("adj", "pad"))}
+    old_full = _from_fields(nn.SpatialFullConvolution, fields)
+    assert repr(old_full) == "nn.SpatialFullConvolution(1 -> 1, 2x2)"
+    np.testing.assert_allclose(old_full.forward(x).numpy(), full.forward(x).numpy())
+
+
+def test_criteria_read_from_lua_fields():
+    x, t = T(np.log(rng.dirichlet(np.ones(3), 2))), torch.tensor([2, 0])
+    nll = _from_fields(nn.ClassNLLCriterion, {"weights": None, "sizeAverage": True})
+    assert nll.forward(x, t) == pytest.approx(-(x[0, 2] + x[1, 0]).item() / 2)
+    soft = _from_fields(nn.MultiLabelSoftMarginCriterion, {"nll": nn.BCECriterion(), "lsm": None})
+    y = T([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]])
+    assert soft.forward(x, y) == pytest.approx(nn.MultiLabelSoftMarginCriterion().forward(x, y))
+
+
+def test_clear_state_and_type_conversion():
+    model = nn.Sequential()
+    model.add(nn.SpatialConvolution(1, 2, 2, 2))
+    model.add(nn.SpatialBatchNormalization(2))
+    model.add(nn.SpatialDropout(0.3))
+    model.add(nn.SpatialMaxPooling(2, 2))
+    model.forward(torch.ones(2, 1, 5, 5))
+    pool = model.get(3)
+    assert pool.indices.dtype == torch.int64
+    model.double()
+    assert pool.indices.dtype == torch.int64  # index tensors keep their type
+    assert model.get(0).weight.dtype == torch.float64
+    assert model.get(1).running_var.dtype == torch.float64
+    assert model.forward(T(randn(2, 1, 5, 5))).dtype == torch.float64
+    model.clearState()
+    assert pool.indices is None and model.get(2).noise is None
+    assert model.get(1).save_mean is None and model.get(3).output.numel() == 0

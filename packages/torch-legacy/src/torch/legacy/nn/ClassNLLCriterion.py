@@ -40,6 +40,9 @@ class ClassNLLCriterion(Criterion):
         self.sizeAverage = sizeAverage
         self.ignore_index = ignore_index
 
+    def _ignore_index(self):
+        return getattr(self, "ignore_index", -100)  # absent from modules read from .t7 files
+
     def _args(self, input, target):
         check_tensor("ClassNLLCriterion", "input", input)
         if input.dim() not in (1, 2):
@@ -58,12 +61,12 @@ class ClassNLLCriterion(Criterion):
 
     def updateOutput(self, input, target):
         x, t = self._args(input, target)
-        out = nll_loss(x, t, self.weights, self.sizeAverage, self.ignore_index)[0]
+        out = nll_loss(x, t, self.weights, self.sizeAverage, self._ignore_index())[0]
         self.output = out.item()
         return self.output
 
     def updateGradInput(self, input, target):
         x, t = self._args(input, target)
-        grad = nll_grad(x, t, self.weights, self.sizeAverage, self.ignore_index)
+        grad = nll_grad(x, t, self.weights, self.sizeAverage, self._ignore_index())
         self.gradInput = grad.reshape(input.shape)
         return self.gradInput

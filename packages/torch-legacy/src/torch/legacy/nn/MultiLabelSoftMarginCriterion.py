@@ -8,15 +8,15 @@ class MultiLabelSoftMarginCriterion(Criterion):
 
     def __init__(self, weights=None, sizeAverage=True):
         super().__init__()
-        self.bce = BCECriterion(weights, sizeAverage)
+        self.nll = BCECriterion(weights, sizeAverage)  # Lua calls its BCE "nll"
 
     def updateOutput(self, input, target):
         check_tensor("MultiLabelSoftMarginCriterion", "input", input)
-        self.output = self.bce.updateOutput(input.sigmoid(), target)
+        self.output = self.nll.updateOutput(input.sigmoid(), target)
         return self.output
 
     def updateGradInput(self, input, target):
         check_tensor("MultiLabelSoftMarginCriterion", "input", input)
         s = input.sigmoid()
-        self.gradInput = self.bce.updateGradInput(s, target) * s * (1 - s)
+        self.gradInput = self.nll.updateGradInput(s, target) * s * (1 - s)
         return self.gradInput

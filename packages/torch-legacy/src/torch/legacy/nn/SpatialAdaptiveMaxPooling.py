@@ -13,6 +13,10 @@ class SpatialAdaptiveMaxPooling(Module):
         self.w, self.h = w, h
         self.indices = None
 
+    def clearState(self):
+        self.indices = None
+        return super().clearState()
+
     def updateOutput(self, input):
         x, restore = as_batch(self, input, 2)
         if self.h > x.shape[2] or self.w > x.shape[3] or self.h < 1 or self.w < 1:

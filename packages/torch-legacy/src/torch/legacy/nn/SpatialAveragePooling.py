@@ -20,4 +20,5 @@ class SpatialAveragePooling(AveragePooling):
         return [self.dH, self.dW]
 
     def _padding(self):
-        return [self.padH, self.padW]
+        # files from older Lua versions have no padding fields
+        return [getattr(self, "padH", 0), getattr(self, "padW", 0)]

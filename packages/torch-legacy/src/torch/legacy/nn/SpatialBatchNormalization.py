@@ -39,6 +39,10 @@ class SpatialBatchNormalization(Module):
         self.running_var.fill_(1)
         return self
 
+    def clearState(self):
+        self.save_mean = self.save_std = None
+        return super().clearState()
+
     def _flat(self, input):
         """input as (N, C, rest) after the checks."""
         _check_input(self, input, self.nDim)

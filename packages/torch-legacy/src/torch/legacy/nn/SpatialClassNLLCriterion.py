@@ -15,6 +15,9 @@ class SpatialClassNLLCriterion(Criterion):
         self.sizeAverage = sizeAverage
         self.ignore_index = ignore_index
 
+    def _ignore_index(self):
+        return getattr(self, "ignore_index", -100)  # absent from modules read from .t7 files
+
     def _args(self, input, target):
         name = "nn.SpatialClassNLLCriterion"
         check_tensor("SpatialClassNLLCriterion", "input", input)
@@ -40,11 +43,11 @@ class SpatialClassNLLCriterion(Criterion):
 
     def updateOutput(self, input, target):
         x, t = self._args(input, target)
-        self.output = nll_loss(x, t, self.weights, self.sizeAverage, self.ignore_index)[0].item()
+        self.output = nll_loss(x, t, self.weights, self.sizeAverage, self._ignore_index())[0].item()
         return self.output
 
     def updateGradInput(self, input, target):
         x, t = self._args(input, target)
-        grad = nll_grad(x, t, self.weights, self.sizeAverage, self.ignore_index)
+        grad = nll_grad(x, t, self.weights, self.sizeAverage, self._ignore_index())
         self.gradInput = grad.reshape(input.shape)
         return self.gradInput

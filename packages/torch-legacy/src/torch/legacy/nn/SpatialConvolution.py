@@ -27,4 +27,6 @@ class SpatialConvolution(Convolution):
         return [self.dH, self.dW]
 
     def _padding(self):
-        return [self.padH, self.padW]
+        if hasattr(self, "padding"):  # older Lua files: one ``padding`` for both dims
+            self.padW = self.padH = self.__dict__.pop("padding")
+        return [getattr(self, "padH", 0), getattr(self, "padW", 0)]

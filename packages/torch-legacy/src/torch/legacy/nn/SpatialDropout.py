@@ -16,6 +16,10 @@ class SpatialDropout(Module):
         self.train = True
         self.noise = None
 
+    def clearState(self):
+        self.noise = None
+        return super().clearState()
+
     def updateOutput(self, input):
         _check_input(self, input, 3, 4)
         if self.train:

@@ -53,7 +53,11 @@ class SpatialFullConvolution(Module):
         return self
 
     def _args(self):
-        return [self.dH, self.dW], [self.padH, self.padW]
+        # files from older Lua versions have no padding or adj fields
+        return [self.dH, self.dW], [getattr(self, "padH", 0), getattr(self, "padW", 0)]
+
+    def _adj(self):
+        return [getattr(self, "adjH", 0), getattr(self, "adjW", 0)]
 
     def _batch(self, input):
         x, restore = as_batch(self, input, 2, self.nInputPlane)
@@ -76,7 +80,7 @@ class SpatialFullConvolution(Module):
                 f"{self!r}: input of size {tuple(input.shape)} gives an empty output "
                 f"{tuple(out_size)}"
             )
-        y = full_conv(x, self.weight, self.bias, stride, padding, [self.adjH, self.adjW])
+        y = full_conv(x, self.weight, self.bias, stride, padding, self._adj())
         self.output = restore(y)
         return self.output
 
@@ -99,12 +103,13 @@ class SpatialFullConvolution(Module):
             add_scaled_(self.gradBias, g.sum([0, 2, 3]), scale)
 
     def __repr__(self):
+        (padH, padW), (adjH, adjW) = self._args()[1], self._adj()
         text = f"{super().__repr__()}({self.nInputPlane} -> {self.nOutputPlane}, "
         text += f"{self.kW}x{self.kH}"
-        if self.dW != 1 or self.dH != 1 or self.padW or self.padH:
+        if self.dW != 1 or self.dH != 1 or padW or padH:
             text += f", {self.dW},{self.dH}"
-        if self.padW or self.padH or self.adjW or self.adjH:
-            text += f", {self.padW},{self.padH}"
-        if self.adjW or self.adjH:
-            text += f", {self.adjW},{self.adjH}"
+        if padW or padH or adjW or adjH:
+            text += f", {padW},{padH}"
+        if adjW or adjH:
+            text += f", {adjW},{adjH}"
         return text + (")" if self.bias is not None else ") without bias")

@@ -22,4 +22,5 @@ class SpatialMaxPooling(MaxPooling):
         return [self.dH, self.dW]
 
     def _padding(self):
-        return [self.padH, self.padW]
+        # files from older Lua versions have no padding fields
+        return [getattr(self, "padH", 0), getattr(self, "padW", 0)]

@@ -15,6 +15,10 @@ class TemporalMaxPooling(Module):
         self.dW = kW if dW is None else dW
         self.indices = None
 
+    def clearState(self):
+        self.indices = None
+        return super().clearState()
+
     def _batch(self, input):
         """input as (N, frameSize, nFrame), the core kernel's layout."""
         _check_input(self, input, 2, 3)

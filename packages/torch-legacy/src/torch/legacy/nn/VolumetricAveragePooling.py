@@ -37,4 +37,5 @@ class VolumetricAveragePooling(AveragePooling):
         return [self.dT, self.dH, self.dW]
 
     def _padding(self):
-        return [self.padT, self.padH, self.padW]
+        # files from older Lua versions have no padding fields
+        return [getattr(self, n, 0) for n in ("padT", "padH", "padW")]

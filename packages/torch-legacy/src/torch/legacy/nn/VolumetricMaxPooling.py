@@ -24,4 +24,5 @@ class VolumetricMaxPooling(MaxPooling):
         return [self.dT, self.dH, self.dW]
 
     def _padding(self):
-        return [self.padT, self.padH, self.padW]
+        # files from older Lua versions have no padding fields
+        return [getattr(self, n, 0) for n in ("padT", "padH", "padW")]

@@ -220,6 +220,10 @@ class Pooling(Module):
 class MaxPooling(Pooling):
     """Max pooling, remembering the position of each max for the backward pass."""
 
+    def clearState(self):
+        self.indices = None
+        return super().clearState()
+
     def updateOutput(self, input):
         x, restore = as_batch(self, input, self.D)
         k, s, p = self._kernel(), self._stride(), self._padding()
