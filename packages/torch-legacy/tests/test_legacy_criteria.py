@@ -297,6 +297,13 @@ def test_base_contract_and_type_conversion():
     assert crit.backward(x, L([2, 0])).dtype == torch.float32
     both = nn.ParallelCriterion().add(nn.ClassNLLCriterion(T([1.0, 2.0]))).float()
     assert both.criterions[0].weights.dtype == torch.float32
+    shared = T([1.0, 2.0]).float()
+    pair = nn.ParallelCriterion().add(nn.ClassNLLCriterion(shared)).add(nn.BCECriterion(shared))
+    pair.double()
+    a, b = pair.criterions[0].weights, pair.criterions[1].weights
+    assert a.dtype == torch.float64 and a.data_ptr() == b.data_ptr()  # still shared
+    with pytest.raises(ValueError, match="torch.DoubleTensor"):
+        crit.type("torch.LongTensor")
     with pytest.raises(NotImplementedError):
         nn.Criterion().forward(x, x)
 

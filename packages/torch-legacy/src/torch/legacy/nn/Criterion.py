@@ -8,30 +8,16 @@ returns it. Subclasses implement ``updateOutput`` and ``updateGradInput`` and re
 
 import torch
 
-_TYPES = {
-    "torch.FloatTensor": torch.float32,
-    "torch.DoubleTensor": torch.float64,
-}
+from .Module import _TYPE_NAMES, Module, _map_tensors, _storage_converter
 
 
-def _convert(value, dtype, cache):
-    """``value`` with every floating tensor in it (lists, dicts, criteria) cast to
-    ``dtype``; ``cache`` maps id(tensor) -> converted, so tensors shared stay shared."""
-    if isinstance(value, torch.Tensor):
-        if not value.is_floating_point():
-            return value
-        key = id(value)
-        if key not in cache:
-            cache[key] = value.to(dtype)
-        return cache[key]
+def _map_children(value, fn):
+    """``value`` with ``fn`` applied to each criterion or module in it (directly or in a
+    list), as Module.type does for child modules."""
+    if isinstance(value, (Criterion, Module)):
+        return fn(value)
     if isinstance(value, list):
-        return [_convert(v, dtype, cache) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_convert(v, dtype, cache) for v in value)
-    if isinstance(value, dict):
-        return {k: _convert(v, dtype, cache) for k, v in value.items()}
-    if hasattr(value, "type") and hasattr(value, "__dict__") and not isinstance(value, type):
-        value.type(dtype, cache)
+        return [fn(v) if isinstance(v, (Criterion, Module)) else v for v in value]
     return value
 
 
@@ -99,17 +85,23 @@ class Criterion:
         raise NotImplementedError
 
     def type(self, type=None, tensorCache=None):
-        """With no argument: the type string of gradInput. Otherwise casts every floating
-        tensor attribute to ``type`` (a string like 'torch.FloatTensor' or a dtype) and
-        returns self; ``tensorCache`` keeps tensors that were shared shared."""
+        """With no argument: the type name of gradInput. Otherwise casts every floating
+        tensor attribute (and child criterion or module) to ``type`` (a name such as
+        'torch.FloatTensor', or a dtype) and returns self; tensors that shared a storage
+        share the converted one (``tensorCache`` is Module.type's cache)."""
         if type is None:
             return self.gradInput.type()
-        dtype = _TYPES.get(type, type) if isinstance(type, str) else type
-        if not isinstance(dtype, torch.dtype):
-            raise ValueError(f"{self!r}.type(): unknown type {type!r}")
+        dtype = _TYPE_NAMES.get(type, type)
+        if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+            raise ValueError(
+                f"{self!r}.type(): expected one of {sorted(_TYPE_NAMES)}, got {type!r}"
+            )
         cache = {} if tensorCache is None else tensorCache
+        convert = _storage_converter(dtype, cache.setdefault("storages", {}))
+        memo = cache.setdefault("tensors", {})
         for key, value in list(self.__dict__.items()):
-            self.__dict__[key] = _convert(value, dtype, cache)
+            value = _map_children(value, lambda c: c.type(dtype, cache))
+            self.__dict__[key] = _map_tensors(value, convert, memo)
         return self
 
     def float(self):
