@@ -30,12 +30,9 @@ def module_grads(module, input, seed=0):
     params, grad_params = module.parameters() or ([], [])
     for gp in grad_params:
         gp.zero_()
-    grad_input = module.backward(input, g).clone()
-    pairs = [(grad_input, None)]
-    pairs += [(gp.clone(), None) for gp in grad_params]
+    analytic = [module.backward(input, g).clone()] + [gp.clone() for gp in grad_params]
 
     def loss():
         return (module.forward(input) * g).sum().item()
 
-    targets = [input] + list(params)
-    return [(a, numeric_grad(loss, t)) for (a, _), t in zip(pairs, targets)]
+    return [(a, numeric_grad(loss, t)) for a, t in zip(analytic, [input, *params])]
