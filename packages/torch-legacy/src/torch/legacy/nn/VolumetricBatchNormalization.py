@@ -1,7 +1,8 @@
-from .SpatialBatchNormalization import SpatialBatchNormalization
+from .BatchNormalization import BatchNormalization
 
 
-class VolumetricBatchNormalization(SpatialBatchNormalization):
-    """SpatialBatchNormalization for (N, C, T, H, W) input."""
+class VolumetricBatchNormalization(BatchNormalization):
+    """BatchNormalization of each plane of (N, C, T, H, W) input: statistics over N, T, H
+    and W."""
 
     nDim = 5
