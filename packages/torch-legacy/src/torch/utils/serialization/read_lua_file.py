@@ -211,14 +211,26 @@ def _shift(value, rule, delta):
     return value + delta
 
 
+def _convert_fields(name, fields, to_python):
+    """``fields`` with the rules of NN_FIELDS applied in one direction, in the same order."""
+    rules = {
+        (lua if to_python else py): (py if to_python else lua, rule)
+        for lua, py, rule in NN_FIELDS.get(name, ())
+    }
+    converted = {}
+    for key, value in fields.items():
+        if key in rules:
+            key, rule = rules[key]
+            if rule != RENAME:
+                value = _shift(value, rule, -1 if to_python else +1)
+        converted[key] = value
+    return converted
+
+
 def lua_fields_to_python(name, fields, version):
     """The attribute dict of legacy ``nn.<name>`` from its Lua field table (0-based indices,
     Python names)."""
-    fields = dict(fields)
-    for lua_key, py_key, rule in NN_FIELDS.get(name, ()):
-        if lua_key in fields:
-            value = fields.pop(lua_key)
-            fields[py_key] = value if rule == RENAME else _shift(value, rule, -1)
+    fields = _convert_fields(name, fields, to_python=True)
     for key, default in NN_DEFAULTS.get(name, {}).items():
         fields.setdefault(key, default)
     for key in NN_BUFFERS.get(name, ()):
@@ -226,21 +238,17 @@ def lua_fields_to_python(name, fields, version):
     for key in NN_SIZES.get(name, ()):
         if isinstance(fields.get(key), torch.TypedStorage):
             fields[key] = torch.Size(fields[key].tolist())
-    if name in NN_VERSIONS and version < 2 and "running_std" in fields:
+    std = fields.get("running_std")
+    if name in NN_VERSIONS and version < 2 and isinstance(std, torch.Tensor):
         # BatchNormalization before version 2 kept 1/sqrt(var + eps)
-        std = fields.pop("running_std")
+        del fields["running_std"]
         fields["running_var"] = std.pow(-2) - fields.get("eps", 1e-5)
     return fields
 
 
 def python_fields_to_lua(name, fields):
     """The inverse of :func:`lua_fields_to_python`, for writing."""
-    fields = dict(fields)
-    for lua_key, py_key, rule in NN_FIELDS.get(name, ()):
-        if py_key in fields:
-            value = fields.pop(py_key)
-            fields[lua_key] = value if rule == RENAME else _shift(value, rule, +1)
-    return fields
+    return _convert_fields(name, fields, to_python=False)
 
 
 def legacy_nn_class(name):
@@ -303,7 +311,8 @@ class _Reader:
         n = self.read_long(what) if long else self.read_int(what)
         left = len(self.data) - self.pos
         if n < 0 or n * item_bytes > left:
-            self.fail(f"{what} is {n}, but only {left} bytes are left", at)
+            most = left // item_bytes
+            self.fail(f"expected {what} from 0 to {most} ({left} bytes left), got {n}", at)
         return n
 
     def read_bytes(self, what):
