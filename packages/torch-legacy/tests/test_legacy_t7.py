@@ -511,6 +511,12 @@ def test_tensor_reaching_past_its_storage():
         load_lua(io.BytesIO(huge))
 
 
+def test_empty_tensor_with_a_forged_size():
+    data = float_tensor(1, (2**50, 0), (1, 1), 1, i32(0))  # no elements, no storage
+    with pytest.raises(T7ReaderError, match="at byte .*expected a tensor the core can make"):
+        load_lua(io.BytesIO(data))
+
+
 def test_tensor_with_a_storage_of_another_type():
     storage = torch_header(2, "torch.IntStorage") + i64(1) + i32(1)
     data = torch_header(1, "torch.FloatTensor") + i32(1) + i64(1) + i64(1) + i64(1) + storage

@@ -196,15 +196,21 @@ NN_VERSIONS = {
 NN_REFUSED = {"SpatialContrastiveNormalization": "it holds Lua-only sub-networks"}
 
 
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _shift(value, rule, delta):
-    """``value`` with a 1-based index rule applied: ``delta`` is -1 on reading, +1 on writing."""
+    """``value`` with a 1-based index rule applied: ``delta`` is -1 on reading, +1 on writing.
+    Values of an unexpected type are left as they are."""
     if rule == ONE_BASED_TENSOR:
         return value + delta if isinstance(value, torch.Tensor) else value
     if rule == ONE_BASED_PAIRS:
-        if isinstance(value, (list, tuple)):
-            return [[d + delta for d in pair] for pair in value]
-        return value
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        pairs = isinstance(value, (list, tuple)) and all(
+            isinstance(p, (list, tuple)) and all(map(_is_number, p)) for p in value
+        )
+        return [[d + delta for d in pair] for pair in value] if pairs else value
+    if not _is_number(value):
         return value
     if rule == POSITIVE_ONE_BASED and (value <= 0 if delta < 0 else value < 0):
         return value
@@ -491,7 +497,7 @@ class _Reader:
         if not all(0 <= v < 2**62 for v in (*sizes, *strides)) or numel >= 2**62:
             self.fail(f"{name} with size {sizes}, stride {strides}, offset {offset + 1}", at)
         if ndim == 0 or (storage is None and numel == 0):
-            tensor = placeholder if ndim == 0 else torch.empty(sizes, dtype=dtype)
+            tensor = placeholder if ndim == 0 else self.core(torch.empty, at, sizes, dtype=dtype)
             self.objects[index] = tensor
             return tensor
         if not isinstance(storage, torch.TypedStorage) or storage.dtype != dtype:
@@ -506,9 +512,17 @@ class _Reader:
                 f"past its storage of {storage.size()} elements",
                 at,
             )
-        tensor = torch._C._tensor_from_storage(storage.untyped(), dtype, offset, sizes, strides)
+        view = torch._C._tensor_from_storage
+        tensor = self.core(view, at, storage.untyped(), dtype, offset, sizes, strides)
         self.objects[index] = tensor
         return tensor
+
+    def core(self, op, at, *args, **kwargs):
+        """A core tensor op on sizes from the file: its refusal names the offset."""
+        try:
+            return op(*args, **kwargs)
+        except RuntimeError as e:
+            self.fail(f"expected a tensor the core can make: {e}", at)
 
     def read_tds(self, index, name):
         if name == "tds.Hash":
