@@ -512,7 +512,7 @@ def test_tensor_reaching_past_its_storage():
 
 
 def test_empty_tensor_with_a_forged_size():
-    data = float_tensor(1, (2**50, 0), (1, 1), 1, i32(0))  # no elements, no storage
+    data = float_tensor(1, (2**60, 0), (1, 1), 1, i32(0))  # no elements, no storage
     with pytest.raises(T7ReaderError, match="at byte .*expected a tensor the core can make"):
         load_lua(io.BytesIO(data))
 
