@@ -353,8 +353,12 @@ def test_table_keys_that_are_tables():
     assert k == {"k": 1} and out[k] == "v" and out["again"] is k
 
 
-def test_none_values_are_left_out_like_lua_nil():
-    assert roundtrip({"a": None, "b": 2}) == {"b": 2}
+def test_none_values_are_written_as_nil():
+    # table 1 with one pair: the string "a", then nil. Lua's reader assigns t.a = nil (no
+    # entry); load_lua keeps the key with None
+    assert encoded({"a": None}) == i32(3) + i32(1) + i32(1) + i32(2) + lua_string("a") + i32(0)
+    assert roundtrip({"a": None, "b": 2}) == {"a": None, "b": 2}
+    assert roundtrip([1, None, 3]) == [1, None, 3]
 
 
 def test_scalar_and_empty_tensors():
@@ -529,3 +533,49 @@ def test_deep_nesting_is_refused_not_a_recursion_error():
     data = b"".join(i32(3) + i32(i + 1) + i32(1) + lua_number(1) for i in range(depth)) + i32(0)
     with pytest.raises(T7ReaderError, match="nested deeper"):
         load_lua(io.BytesIO(data))
+
+
+# -- real torch.legacy.nn modules -------------------------------------------------------------
+
+
+def test_legacy_sequential_roundtrip_computes_the_same():
+    import torch.legacy.nn as nn
+
+    torch.manual_seed(0)
+    model = nn.Sequential().add(nn.Linear(4, 6)).add(nn.ReLU()).add(nn.View(2, 3))
+    model.add(nn.Narrow(1, 1, 2)).add(nn.Transpose((0, 1))).add(nn.Sum(0)).add(nn.Dropout(0.3))
+    model.evaluate()
+    x = torch.randn(4)
+    model.forward(x)
+    loaded = roundtrip(model)
+    assert loaded.output is loaded.modules[-1].output  # Sequential's alias survives
+    assert [type(m) for m in loaded.modules] == [type(m) for m in model.modules]
+    np.testing.assert_allclose(loaded.forward(x).numpy(), model.forward(x).numpy())
+    linear = loaded.modules[0]
+    np.testing.assert_array_equal(linear.weight.numpy(), model.modules[0].weight.numpy())
+
+
+def test_lua_written_linear_loads_as_legacy_linear():
+    import torch.legacy.nn as nn
+
+    weight = torch.arange(6, dtype=torch.float64).reshape(2, 3) / 10
+    bias = torch.tensor([0.5, -1.0], dtype=torch.float64)
+    fields = LuaTable(
+        weight=weight,
+        bias=bias,
+        gradWeight=torch.zeros(2, 3, dtype=torch.float64),
+        gradBias=torch.zeros(2, dtype=torch.float64),
+        output=torch.zeros(0, dtype=torch.float64),
+        gradInput=torch.zeros(0, dtype=torch.float64),
+        _type="torch.DoubleTensor",
+    )
+    linear = load_lua(io.BytesIO(encoded(TorchObject("nn.Linear", fields))))
+    assert type(linear) is nn.Linear
+    x = np.array([1.0, 2.0, -3.0])
+    out = linear.forward(torch.from_numpy(x))
+    np.testing.assert_allclose(out.numpy(), weight.numpy() @ x + bias.numpy())
+    # Lua leaves out a nil bias: the loaded module has bias None and still works
+    del fields["bias"], fields["gradBias"]
+    no_bias = load_lua(io.BytesIO(encoded(TorchObject("nn.Linear", fields))))
+    assert no_bias.bias is None
+    np.testing.assert_allclose(no_bias.forward(torch.from_numpy(x)).numpy(), weight.numpy() @ x)

@@ -170,11 +170,31 @@ NN_FIELDS = {
     "SpatialAdaptiveMaxPooling": [("W", "w", RENAME), ("H", "h", RENAME)],
 }
 
-# Fields Lua may leave out (nil) that the Python modules read: their values when absent.
+# Fields that Lua leaves out when they are nil (no bias, no weights, batch mode unset, ...)
+# and that the Python modules read: absent ones become None on every loaded module.
+NN_NIL_FIELDS = (
+    "weight",
+    "bias",
+    "gradWeight",
+    "gradBias",
+    "addBuffer",
+    "weights",
+    "noise",
+    "indices",
+    "_indices",
+    "inplace",
+    "train",
+    "numInputDims",
+    "nInputDims",
+    "nInputDim",
+    "ndim",
+    "batchMode",
+    "save_mean",
+    "save_std",
+)
+# Per-class fields Lua may leave out, with their values when absent.
 NN_DEFAULTS = {
-    "Linear": {"bias": None, "addBuffer": None},
-    "Dropout": {"inplace": None},
-    "ClassNLLCriterion": {"weights": None},
+    "Squeeze": {"dim": None},
     "VolumetricAveragePooling": {
         "padT": 0,
         "padW": 0,
@@ -237,6 +257,8 @@ def lua_fields_to_python(name, fields, version):
     """The attribute dict of legacy ``nn.<name>`` from its Lua field table (0-based indices,
     Python names)."""
     fields = _convert_fields(name, fields, to_python=True)
+    for key in NN_NIL_FIELDS:
+        fields.setdefault(key, None)
     for key, default in NN_DEFAULTS.get(name, {}).items():
         fields.setdefault(key, default)
     for key in NN_BUFFERS.get(name, ()):
@@ -254,7 +276,11 @@ def lua_fields_to_python(name, fields, version):
 
 def python_fields_to_lua(name, fields):
     """The inverse of :func:`lua_fields_to_python`, for writing."""
-    return _convert_fields(name, fields, to_python=False)
+    fields = _convert_fields(name, fields, to_python=False)
+    for key in NN_SIZES.get(name, ()):
+        if isinstance(fields.get(key), (tuple, list)):
+            fields[key] = torch.Size(fields[key])  # written as the LongStorage Lua expects
+    return fields
 
 
 def legacy_nn_class(name):

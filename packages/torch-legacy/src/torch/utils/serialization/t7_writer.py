@@ -110,8 +110,8 @@ class _Writer:
             self.write_torch(obj)
 
     def write_table(self, obj):
-        items = obj.items() if isinstance(obj, dict) else enumerate(obj, 1)
-        items = [(k, v) for k, v in items if v is not None]  # a nil value is no entry in Lua
+        # None values are written as nil: Lua's reader skips them, load_lua keeps them
+        items = list(obj.items() if isinstance(obj, dict) else enumerate(obj, 1))
         self.int(len(items))
         for key, value in items:
             if key is None:
@@ -155,10 +155,12 @@ class _Writer:
             self.write_fields("nn." + name, python_fields_to_lua(name, vars(obj)))
 
     def write_fields(self, typename, fields):
-        """An object's field table; fields Lua cannot hold are skipped with a warning, as
-        File.lua does."""
+        """An object's field table, as File.lua builds it: None (nil) fields are absent, and
+        fields Lua cannot hold are skipped with a warning."""
         table = {}
         for key, value in fields.items():
+            if value is None:
+                continue
             if _tag(value) is None:
                 warnings.warn(
                     f"save_lua: cannot write field {key!r} of {typename} "
@@ -226,11 +228,12 @@ def _stem(dtype):
 def save_lua(obj, path_or_file, long_size=8):
     """Write ``obj`` as a Lua torch7 ``.t7`` file (a path or a binary file object), as Lua's
     ``torch.save`` would: numbers (as doubles), strings, booleans, dicts and lists/tuples (Lua
-    tables; None values are left out, as Lua tables hold no nil), tensors and storages of
+    tables), tensors and storages of
     torch7's types, ``torch.Size`` (a LongStorage), ``torch.legacy.nn`` modules (``nn.<Name>``,
-    indices made 1-based) and what :func:`load_lua` returns. An object met twice is written
-    once and referenced after, so sharing and cycles survive. 0-dim tensors are written with
-    size (1,) and empty tensors as torch7's dimensionless empty tensor.
+    indices made 1-based) and what :func:`load_lua` returns. A table entry whose value is None
+    is written as nil (Lua drops it, load_lua keeps it). An object met twice is written once
+    and referenced after, so sharing and cycles survive. 0-dim tensors are written with size
+    (1,) and empty tensors as torch7's dimensionless empty tensor.
     """
     writer = _Writer(long_size)
     writer.write(obj)
