@@ -514,14 +514,18 @@ class _Reader:
         sizes = [self.read_long("a tensor size") for _ in range(ndim)]
         strides = [self.read_long("a tensor stride") for _ in range(ndim)]
         offset = self.read_long("a tensor's storage offset") - 1
+        numel = math.prod(sizes)
+        if not all(0 <= v < 2**62 for v in (*sizes, *strides)) or numel >= 2**62:
+            self.fail(
+                f"expected the sizes and strides of a {name} (from 0 to 2**62, with fewer than "
+                f"2**62 elements), got size {sizes} and stride {strides}",
+                self.pos - (2 * ndim + 1) * self.long_size,
+            )
         # registered before its storage is read, as torch7 does
         placeholder = torch.empty(0, dtype=dtype)
         self.objects[index] = placeholder
         at = self.pos
         storage = self.read_object()
-        numel = math.prod(sizes)
-        if not all(0 <= v < 2**62 for v in (*sizes, *strides)) or numel >= 2**62:
-            self.fail(f"{name} with size {sizes}, stride {strides}, offset {offset + 1}", at)
         if ndim == 0 or (storage is None and numel == 0):
             tensor = placeholder if ndim == 0 else self.core(torch.empty, at, sizes, dtype=dtype)
             self.objects[index] = tensor
@@ -530,12 +534,12 @@ class _Reader:
             got = "nil" if storage is None else type(storage).__name__
             self.fail(f"expected the {STEM_OF_DTYPE[dtype]}Storage of a {name}, got {got}", at)
         if offset < 0:
-            self.fail(f"{name} with a storage offset of {offset + 1} (1-based)", at)
+            self.fail(f"expected a 1-based storage offset of a {name}, got {offset + 1}", at)
         reach = offset + sum((s - 1) * st for s, st in zip(sizes, strides))
         if numel and reach >= storage.size():
             self.fail(
-                f"{name} with size {sizes}, stride {strides} and offset {offset + 1} reaches "
-                f"past its storage of {storage.size()} elements",
+                f"expected a {name} inside its storage of {storage.size()} elements, got size "
+                f"{sizes}, stride {strides} and offset {offset + 1}, which reach past it",
                 at,
             )
         view = torch._C._tensor_from_storage
