@@ -579,3 +579,25 @@ def test_lua_written_linear_loads_as_legacy_linear():
     no_bias = load_lua(io.BytesIO(encoded(TorchObject("nn.Linear", fields))))
     assert no_bias.bias is None
     np.testing.assert_allclose(no_bias.forward(torch.from_numpy(x)).numpy(), weight.numpy() @ x)
+
+
+def test_lua_written_sequential_with_lua_field_names():
+    import torch.legacy.nn as nn
+
+    def lua(name, **fields):
+        empty = torch.zeros(0, dtype=torch.float64)
+        fields.update(output=empty, gradInput=empty, _type="torch.DoubleTensor")
+        return TorchObject("nn." + name, LuaTable(fields))
+
+    weight = torch.arange(12, dtype=torch.float64).reshape(6, 2) / 10 - 0.5
+    linear = lua("Linear", weight=weight, bias=torch.zeros(6, dtype=torch.float64))
+    relu = lua("ReLU", threshold=0, val=0, inplace=False)  # Lua's field names
+    view = lua("View", size=torch.Size([3, 2]), numElements=6)  # size: a LongStorage
+    narrow = lua("Narrow", dimension=2, index=2, length=1)  # 1-based: the second column
+    seq = lua("Sequential", modules=[linear, relu, view, narrow], train=False)
+    model = load_lua(io.BytesIO(encoded(seq)))
+    assert [type(m) for m in model.modules] == [nn.Linear, nn.ReLU, nn.View, nn.Narrow]
+    assert model.modules[2].size == (3, 2) and model.modules[3].index == 1
+    x = np.array([1.0, -2.0])
+    expected = np.maximum(weight.numpy() @ x, 0).reshape(3, 2)[:, 1:2]
+    np.testing.assert_allclose(model.forward(torch.from_numpy(x)).numpy(), expected)
