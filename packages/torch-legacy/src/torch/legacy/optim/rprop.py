@@ -30,7 +30,8 @@ def rprop(opfunc, x, config=None, state=None):
             state["stepsize"] = torch.full_like(x, initial)
         sign = (dfdx * state["delta"]).sign()
         stepsize = state["stepsize"]
-        stepsize.mul_(torch.where(sign > 0, etaplus, torch.where(sign < 0, etaminus, 1.0)))
+        factor = torch.ones_like(x).masked_fill_(sign > 0, etaplus).masked_fill_(sign < 0, etaminus)
+        stepsize.mul_(factor)
         # Lua clips the top first, then the bottom
         stepsize.masked_fill_(stepsize > stepsizemax, stepsizemax)
         stepsize.masked_fill_(stepsize < stepsizemin, stepsizemin)
