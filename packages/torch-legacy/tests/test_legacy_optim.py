@@ -119,6 +119,18 @@ def ref_rmsprop(x, c, s):
     return x - lr * g / (np.sqrt(s["m"]) + eps), f
 
 
+def ref_aggmo(x, c, s):
+    f, g = objective(x)
+    lr, lrd = c.get("learningRate", 1e-3), c.get("learningRateDecay", 0)
+    wd = c.get("weightDecay", 0)
+    betas = c.get("momentum", [0.0, 0.9, 0.99])
+    n = s.setdefault("n", 0)
+    g = g + wd * x
+    s["v"] = [b * v - g for b, v in zip(betas, s.get("v", [0.0] * len(betas)))]
+    s["n"] = n + 1
+    return x + lr / (1 + n * lrd) / len(betas) * sum(s["v"]), f
+
+
 def ref_rprop(x, c, s):
     fs = []
     for _ in range(c.get("niter", 1)):
@@ -173,6 +185,9 @@ CASES = [
     ("adam", {"learningRate": 0.1, "beta1": 0.5, "beta2": 0.9, "weightDecay": 0.1}, ref_adam),
     ("adamax", {"learningRate": 0.1, "weightDecay": 0.05}, ref_adamax),
     ("rmsprop", {"learningRate": 0.05, "alpha": 0.8, "weightDecay": 0.1}, ref_rmsprop),
+    ("aggmo", {}, ref_aggmo),
+    ("aggmo", {"learningRate": 0.1, "learningRateDecay": 0.2, "weightDecay": 0.1}, ref_aggmo),
+    ("aggmo", {"learningRate": 0.05, "momentum": [0.5, 0.999]}, ref_aggmo),
     ("rprop", {"niter": 3}, ref_rprop),
     ("rprop", {"stepsize": 0.5, "etaplus": 1.5, "etaminus": 0.2, "stepsizemax": 1.0}, ref_rprop),
     ("asgd", {"eta0": 0.1, "lambda": 0.01, "alpha": 0.75, "t0": 2}, ref_asgd),
@@ -268,6 +283,10 @@ def test_opfunc_gradient_is_not_written_to():
         (
             lambda: optim.sgd(opfunc, torch.tensor(X0), {"learningRates": torch.ones(4)}),
             r"optim.sgd: config\['learningRates'\].*6",
+        ),
+        (
+            lambda: optim.aggmo(opfunc, torch.tensor(X0), {"momentum": 0.9}),
+            r"optim.aggmo: config\['momentum'\] must be a list",
         ),
         (lambda: optim.sgd(opfunc, torch.arange(6), {}), "optim.sgd: x must be a floating"),
         (lambda: optim.adagrad(lambda x: (1.0, torch.ones(3)), torch.tensor(X0)), "optim.adagrad"),

@@ -12,6 +12,7 @@ from .adadelta import adadelta
 from .adagrad import adagrad
 from .adam import adam
 from .adamax import adamax
+from .aggmo import aggmo
 from .asgd import asgd
 from .cg import cg
 from .lbfgs import lbfgs
@@ -27,6 +28,7 @@ __all__ = [
     "adagrad",
     "adam",
     "adamax",
+    "aggmo",
     "asgd",
     "cg",
     "lbfgs",
