@@ -504,3 +504,21 @@ def test_cg_evaluation_budget_is_exact_when_it_runs_out():
 
     _, _, n_evals = optim.cg(counted, torch.zeros(2, dtype=torch.float64), {"maxEval": 7})
     assert n_evals == len(calls) <= 7
+
+
+def test_cg_gives_up_after_two_failed_line_searches():
+    # a gradient of the wrong sign: every search goes uphill and fails after maxIter tries
+    calls = []
+
+    def uphill(x):
+        calls.append(1)
+        f, g = rosenbrock(x)
+        return f, -g
+
+    x0 = torch.tensor([-0.5, 0.7], dtype=torch.float64)
+    x = x0.clone()
+    _, f_hist, n_evals = optim.cg(uphill, x, {"maxIter": 5, "maxEval": 100})
+    # 1 start + 2 searches of (1 step + 5 interpolations), then minimize.m's two-failure stop
+    assert n_evals == len(calls) == 13
+    assert f_hist == [rosenbrock(x0)[0]]
+    np.testing.assert_array_equal(x.numpy(), x0.numpy())  # restored to the last good point
