@@ -283,9 +283,8 @@ def ref_weight_grad(x, gy, kernel, padding=0, dilation=1, groups=1):
     nd = x.ndim - 2
     p, d = tup(padding, nd), tup(dilation, nd)
     xp = np.pad(x, [(0, 0), (0, 0)] + [(q, q) for q in p])
-    C, O = x.shape[1], gy.shape[1]
-    Cg, Og = C // groups, O // groups
-    gw = np.zeros((O, Cg, *kernel), dtype=x.dtype)
+    Cg, Og = x.shape[1] // groups, gy.shape[1] // groups
+    gw = np.zeros((gy.shape[1], Cg, *kernel), dtype=x.dtype)
     for k in itertools.product(*map(range, kernel)):
         window = tuple(slice(k[i] * d[i], k[i] * d[i] + gy.shape[2 + i]) for i in range(nd))
         patch = xp[(slice(None), slice(None), *window)]
