@@ -647,3 +647,20 @@ def test_clear_state_and_type_conversion():
     model.clearState()
     assert pool.indices is None and model.get(2).noise is None
     assert model.get(1).save_mean is None and model.get(3).output.numel() == 0
+
+
+def test_spatial_convolution_mm_matches_spatial_convolution():
+    torch.manual_seed(0)
+    mm, conv = (
+        nn.SpatialConvolutionMM(3, 4, 3, 2, 1, 1, 1),
+        nn.SpatialConvolution(3, 4, 3, 2, 1, 1, 1),
+    )
+    assert mm.weight.shape == (4, 3 * 2 * 3) and mm.gradWeight.shape == (4, 18)
+    conv.weight.copy_(mm.weight.reshape(4, 3, 2, 3))
+    conv.bias.copy_(mm.bias)
+    x = torch.rand(2, 3, 5, 6)
+    assert torch.allclose(mm.forward(x), conv.forward(x))
+    g = torch.rand(mm.output.shape)
+    assert torch.allclose(mm.backward(x, g), conv.backward(x, g))
+    assert torch.allclose(mm.gradWeight, conv.gradWeight.reshape(4, 18))
+    assert torch.allclose(mm.gradBias, conv.gradBias)

@@ -156,7 +156,8 @@ class Convolution(Module):
     def accGradParameters(self, input, gradOutput, scale=1):
         x, _ = self._batch(input)
         g = self._grad_output(input, gradOutput)
-        add_scaled_(self.gradWeight, conv_grad_weight(x, g, self._weight(), *self._args()), scale)
+        gw = conv_grad_weight(x, g, self._weight(), *self._args())
+        add_scaled_(self.gradWeight, gw.reshape(self.gradWeight.shape), scale)  # 2-D in MM
         if self.bias is not None:
             add_scaled_(self.gradBias, g.sum([0, *range(2, g.dim())]), scale)
 
