@@ -192,6 +192,18 @@ def test_conv_bad_input_names_the_layer_and_shapes():
     assert "Conv2d" in str(info.value) and "[8, 8]" in str(info.value)
 
 
+def test_batchnorm_and_lstm_bad_input_name_the_layer_and_shapes():
+    with pytest.raises(ValueError, match=r"BatchNorm2d\(3\): .* 3 channels .*\[2, 4, 5, 5\]"):
+        nn.BatchNorm2d(3)(torch.randn(2, 4, 5, 5))
+    with pytest.raises(ValueError, match=r"BatchNorm2d: expected 4D input .*\[2, 3\]"):
+        nn.BatchNorm2d(3)(torch.randn(2, 3))
+    # no weights nor running statistics: any channel count, as PyTorch
+    free = nn.BatchNorm2d(3, affine=False, track_running_stats=False)
+    assert free(torch.randn(2, 4, 5, 5)).shape == (2, 4, 5, 5)
+    with pytest.raises(RuntimeError, match=r"LSTM\(3, 4\): .*Expected 3, got 7"):
+        nn.LSTM(3, 4)(torch.randn(5, 2, 7))
+
+
 @pytest.mark.parametrize("nd,kw", [(1, dict(stride=2, padding=1, output_padding=1)),
                                    (2, dict(stride=2, groups=2)),
                                    (2, dict(padding=1, dilation=2, bias=False))])  # fmt: skip

@@ -97,7 +97,16 @@ class _BatchNorm(_NormBase):
     def _check_input_dim(self, input):
         if input.dim() not in self._expected:
             want = " or ".join(f"{d}D" for d in self._expected)
-            raise ValueError(f"expected {want} input (got {input.dim()}D input)")
+            raise ValueError(
+                f"{self._get_name()}: expected {want} input (got {input.dim()}D input of shape "
+                f"{list(input.shape)})"
+            )
+        uses_channels = self.weight is not None or self.running_mean is not None
+        if uses_channels and input.shape[1] != self.num_features:
+            raise ValueError(
+                f"{self._get_name()}({self.num_features}): expected input with "
+                f"{self.num_features} channels (dimension 1), got shape {list(input.shape)}"
+            )
 
     def forward(self, input):
         self._check_input_dim(input)

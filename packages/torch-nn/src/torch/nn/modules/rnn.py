@@ -497,8 +497,8 @@ class RNNBase(Module):
         """The layer loop over rows-layout data; returns (output rows, h_n, c_n)."""
         if data.shape[-1] != self.input_size:
             raise RuntimeError(
-                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
-                f"{data.shape[-1]}"
+                f"{self._get_name()}({self.input_size}, {self.hidden_size}): input.size(-1) must "
+                f"be equal to input_size. Expected {self.input_size}, got {data.shape[-1]}"
             )
         directions = 2 if self.bidirectional else 1
         mode = self.mode
