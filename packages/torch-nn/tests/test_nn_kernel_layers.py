@@ -193,7 +193,7 @@ def test_conv_bad_input_names_the_layer_and_shapes():
 
 
 def test_batchnorm_and_lstm_bad_input_name_the_layer_and_shapes():
-    with pytest.raises(ValueError, match=r"BatchNorm2d\(3\): .* 3 channels .*\[2, 4, 5, 5\]"):
+    with pytest.raises(RuntimeError, match=r"BatchNorm2d\(3\): .* 3 channels .*\[2, 4, 5, 5\]"):
         nn.BatchNorm2d(3)(torch.randn(2, 4, 5, 5))
     with pytest.raises(ValueError, match=r"BatchNorm2d: expected 4D input .*\[2, 3\]"):
         nn.BatchNorm2d(3)(torch.randn(2, 3))

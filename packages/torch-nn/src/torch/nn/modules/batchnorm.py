@@ -103,7 +103,7 @@ class _BatchNorm(_NormBase):
             )
         uses_channels = self.weight is not None or self.running_mean is not None
         if uses_channels and input.shape[1] != self.num_features:
-            raise ValueError(
+            raise RuntimeError(
                 f"{self._get_name()}({self.num_features}): expected input with "
                 f"{self.num_features} channels (dimension 1), got shape {list(input.shape)}"
             )
