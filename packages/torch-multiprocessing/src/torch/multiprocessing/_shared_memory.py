@@ -137,13 +137,13 @@ def _out_of_memory(nbytes, where, err):
     )
 
 
-def _reserve(fd, nbytes, where):
+def _reserve(fd, nbytes, asked, where):
     """Allocate the pages now: past the limit, a sparse file would SIGBUS on first touch."""
     try:
         os.posix_fallocate(fd, 0, nbytes)
     except OSError as err:
         if err.errno in (errno.ENOSPC, errno.EFBIG, errno.ENOMEM, errno.EDQUOT):
-            raise _out_of_memory(nbytes, where, err) from None
+            raise _out_of_memory(asked, where, err) from None
         raise
 
 
@@ -158,7 +158,7 @@ def share(storage):
         fd = os.memfd_create("torch-shared", os.MFD_CLOEXEC)
         path = None
         try:
-            _reserve(fd, size, "/dev/shm")
+            _reserve(fd, size, nbytes, "/dev/shm")
             segment = _memfd_segment(fd, size)
         except BaseException:
             os.close(fd)
@@ -169,7 +169,7 @@ def share(storage):
         path = os.path.join(SEGMENT_DIR, f"torch_{os.getpid()}_{secrets.token_hex(8)}")
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            _reserve(fd, size + _COUNT.size, SEGMENT_DIR)
+            _reserve(fd, size + _COUNT.size, nbytes, SEGMENT_DIR)
             os.pwrite(fd, _COUNT.pack(1), size)  # the creator's mapping
             segment = Segment(fd, size)
         except BaseException:
