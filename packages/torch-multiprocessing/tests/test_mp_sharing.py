@@ -187,3 +187,46 @@ def test_module_level_api_matches_multiprocessing():
     with pytest.raises(ValueError, match="cannot find context"):
         mp.get_context("thread")
     assert os.getpid() == mp.current_process().pid
+
+
+def _send_and_exit(outbox):
+    tensor = torch.arange(5.0)
+    outbox.put(tensor)
+    outbox.close()
+    outbox.join_thread()  # flushed; the process exits before the parent reads it
+
+
+def test_file_system_message_outlives_its_sender():
+    mp.set_sharing_strategy("file_system")
+    try:
+        ctx = mp.get_context("fork")
+        outbox = ctx.Queue()
+        child = ctx.Process(target=_send_and_exit, args=(outbox,))
+        child.start()
+        child.join()
+        tensor = outbox.get()
+        assert tensor.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0] and tensor.is_shared()
+    finally:
+        mp.set_sharing_strategy("file_descriptor")
+
+
+def test_file_descriptor_sender_gone_is_a_clear_error():
+    ctx = mp.get_context("fork")
+    outbox = ctx.Queue()
+    child = ctx.Process(target=_send_and_exit, args=(outbox,))
+    child.start()
+    child.join()
+    with pytest.raises(RuntimeError, match="exited before it was received.*file_system"):
+        outbox.get()
+
+
+def test_same_process_round_trip_and_empty_tensors():
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    tensor, empty = torch.ones(4), torch.zeros(0, 3)
+    queue.put((tensor, tensor[2:], empty))
+    back, tail, back_empty = queue.get()
+    assert back.data_ptr() == tensor.data_ptr() and tail.data_ptr() == tensor[2:].data_ptr()
+    assert back_empty.shape == (0, 3) and back_empty.is_shared()
+    queue.close()
+    queue.join_thread()

@@ -75,11 +75,12 @@ class Segment(mmap):
 # key -> _Entry; key is (st_dev, st_ino) for a memfd, the path for a named segment.
 _cache = {}
 _cache_lock = threading.Lock()
+_share_lock = threading.Lock()
 
 
-def _reset_lock_in_child():  # another thread may hold it at fork time
-    global _cache_lock
-    _cache_lock = threading.Lock()
+def _reset_lock_in_child():  # another thread may hold them at fork time
+    global _cache_lock, _share_lock
+    _cache_lock, _share_lock = threading.Lock(), threading.Lock()
 
 
 os.register_at_fork(after_in_child=_reset_lock_in_child)
@@ -152,6 +153,11 @@ def share(storage):
     segment = segment_of(storage)
     if segment is not None:
         return segment
+    with _share_lock:  # a Queue's feeder thread may be sharing the same storage right now
+        return segment_of(storage) or _move_to_new_segment(storage)
+
+
+def _move_to_new_segment(storage):
     nbytes = storage.nbytes()
     size = max(nbytes, 1)
     if _strategy == "file_descriptor":
