@@ -70,10 +70,7 @@ def test_no_leak_in_this_process(strategy, how, exitcode, capfd):
     assert _scenario(how) == exitcode
     gc.collect()
     assert _fds() == fds
-    if strategy == "file_descriptor" or how != "wait_for_kill":
-        assert _segments() == segments
-    # (a file_system segment mapped by a killed process is removed by the resource tracker
-    # when the whole process tree is gone: test_killed_process_tree_leaves_nothing)
+    assert _segments() == segments
     capfd.readouterr()  # the child's traceback
 
 

@@ -38,7 +38,7 @@ def test_file_system_segment_lives_while_used(file_system):
     tensor = torch.arange(10.0).share_memory_()
     (name,) = set(os.listdir("/dev/shm")) - before
     assert name.startswith(f"torch_{os.getpid()}_")
-    assert os.path.getsize(f"/dev/shm/{name}") == 40 + 8  # data, then the reference count
+    assert os.path.getsize(f"/dev/shm/{name}") == 40 + 8  # data, then the in-flight count
     assert tensor.tolist() == list(range(10))
     view = tensor[2:]
     del tensor

@@ -7,12 +7,14 @@ two kinds, chosen by the sharing strategy when a storage is first shared:
   kernel frees it when the last mapping and the last descriptor are gone, even after SIGKILL.
   Another process gets it as a file descriptor passed over a Unix socket
   (``multiprocessing.reduction.DupFd``).
-- ``file_system``: a named file in :data:`SEGMENT_DIR` (``/dev/shm``), sent by path. Its
-  lifetime is a reference count kept in 8 bytes after the data and updated under ``flock``:
-  each process's mapping holds one reference and each message in flight holds one (the sender
-  adds it, the receiver takes it over or drops it). The process that drops the last one unlinks
-  the file. Crashed processes never drop theirs, so the creator also registers the name with
-  ``multiprocessing``'s resource tracker, which unlinks it when the whole process tree is gone.
+- ``file_system``: a named file in :data:`SEGMENT_DIR` (``/dev/shm``), sent by path. Every
+  process that maps it holds a shared ``flock`` on it, which the kernel drops when the process
+  dies, even by SIGKILL; 8 bytes after the data count the messages in flight (the sender adds
+  one, the receiver removes it once it holds its lock), so the sender may exit first. A process
+  that lets go of a segment (its mapping freed, or at exit) unlinks it if it can take an
+  exclusive lock (nobody holds it) and no message is in flight. If the last holder is killed
+  after the others let go, nobody is left to check: the creator also registers the name with
+  ``multiprocessing``'s resource tracker, which unlinks it once the whole process tree is gone.
 
 Each process maps a segment at most once: :func:`attach` looks it up in a cache, so a storage
 sent twice (or two views of it) arrives as one storage.
@@ -36,7 +38,7 @@ _strategy = "file_descriptor"
 # Where file_system segments go; the resource tracker cleans up after crashes only in /dev/shm.
 SEGMENT_DIR = os.environ.get("TORCH_SHM_DIR", "/dev/shm")
 
-_COUNT = struct.Struct("q")  # the file_system reference count, after the data
+_IN_FLIGHT = struct.Struct("q")  # file_system: messages not yet received, after the data
 
 
 def get_sharing_strategy():
@@ -76,11 +78,12 @@ class Segment(mmap):
 _cache = {}
 _cache_lock = threading.Lock()
 _share_lock = threading.Lock()
+_count_lock = threading.Lock()
 
 
 def _reset_lock_in_child():  # another thread may hold them at fork time
-    global _cache_lock, _share_lock
-    _cache_lock, _share_lock = threading.Lock(), threading.Lock()
+    global _cache_lock, _share_lock, _count_lock
+    _cache_lock, _share_lock, _count_lock = threading.Lock(), threading.Lock(), threading.Lock()
 
 
 os.register_at_fork(after_in_child=_reset_lock_in_child)
@@ -173,19 +176,19 @@ def _move_to_new_segment(storage):
         key = (st.st_dev, st.st_ino)
     else:
         path = os.path.join(SEGMENT_DIR, f"torch_{os.getpid()}_{secrets.token_hex(8)}")
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        lock_fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:
-            _reserve(fd, size + _COUNT.size, nbytes, SEGMENT_DIR)
-            os.pwrite(fd, _COUNT.pack(1), size)  # the creator's mapping
-            segment = Segment(fd, size)
+            fcntl.flock(lock_fd, fcntl.LOCK_SH)  # we use it
+            _reserve(lock_fd, size + _IN_FLIGHT.size, nbytes, SEGMENT_DIR)
+            os.pwrite(lock_fd, _IN_FLIGHT.pack(0), size)
+            segment = _map_path(path, size)
         except BaseException:
             os.unlink(path)
+            os.close(lock_fd)
             raise
-        finally:
-            os.close(fd)
         if os.path.dirname(path) == "/dev/shm":
             resource_tracker.register(path[len("/dev/shm") :], "shared_memory")
-        _hold(segment, path)
+        _hold(segment, path, lock_fd)
         key = path
     segment.path, segment.nbytes, segment.key = path, nbytes, key
     storage._move_into(segment)
@@ -202,15 +205,40 @@ def _memfd_segment(fd, size):
     return segment
 
 
-def _add_ref(path, size, delta):
-    """Change a named segment's reference count under flock; unlink it when it reaches 0."""
-    fd = os.open(path, os.O_RDWR)
+def _map_path(path, size):
+    # A descriptor of its own: mmap keeps a copy of it, which must not carry our flock.
+    fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        (count,) = _COUNT.unpack(os.pread(fd, _COUNT.size, size))
-        count += delta
-        os.pwrite(fd, _COUNT.pack(count), size)
-        if count == 0:
+        return Segment(fd, size)
+    finally:
+        os.close(fd)
+
+
+def _add_in_flight(path, size, delta):
+    """Count a message in flight (+1) or received (-1), under a POSIX lock on the counter."""
+    with _count_lock:  # POSIX locks do not exclude this process's other threads
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX, _IN_FLIGHT.size, size)
+            (count,) = _IN_FLIGHT.unpack(os.pread(fd, _IN_FLIGHT.size, size))
+            os.pwrite(fd, _IN_FLIGHT.pack(count + delta), size)
+        finally:
+            os.close(fd)  # releases the POSIX lock
+
+
+def _unlink_if_unused(path, size):
+    """Unlink a named segment if no process holds it (flock) and no message is in flight."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return  # another process still maps it
+        (in_flight,) = _IN_FLIGHT.unpack(os.pread(fd, _IN_FLIGHT.size, size))
+        if in_flight == 0:
             os.unlink(path)
             if os.path.dirname(path) == "/dev/shm":
                 resource_tracker.unregister(path[len("/dev/shm") :], "shared_memory")
@@ -218,18 +246,18 @@ def _add_ref(path, size, delta):
         os.close(fd)
 
 
-def _hold(segment, path):
-    """This process's reference, dropped when the mapping goes or the process exits.
-
-    multiprocessing's Finalize also runs in children at exit (which skip atexit), and forked
-    children get their own reference for the mappings they inherit."""
-    util.Finalize(segment, _add_ref, args=(path, len(segment), -1), exitpriority=0)
-    util.register_after_fork(segment, _hold_inherited)
+def _release(path, size, lock_fd):
+    os.close(lock_fd)
+    _unlink_if_unused(path, size)
 
 
-def _hold_inherited(segment):
-    _add_ref(segment.path, len(segment), +1)
-    _hold(segment, segment.path)
+def _hold(segment, path, lock_fd):
+    """This process holds `segment` through a shared flock on `lock_fd`: the kernel drops it
+    when the process dies, even by SIGKILL. Released (and the file unlinked if it was the last
+    holder) when the mapping goes or at exit; multiprocessing's Finalize runs in children too,
+    which skip atexit. A forked child shares the parent's lock and releases its copy."""
+    util.Finalize(segment, _release, args=(path, len(segment), lock_fd), exitpriority=0)
+    util.register_after_fork(segment, lambda seg: _hold(seg, seg.path, lock_fd))
 
 
 def handle(storage, tensor=None):
@@ -245,7 +273,7 @@ def handle(storage, tensor=None):
     nbytes = storage.nbytes()
     if segment.path is None:
         return ("fd", reduction.DupFd(segment.fd), nbytes, segment.key)
-    _add_ref(segment.path, len(segment), +1)  # the message's reference, until it is received
+    _add_in_flight(segment.path, len(segment), +1)  # keeps the file until it is received
     return ("fs", segment.path, nbytes)
 
 
@@ -259,18 +287,20 @@ def attach(handle):
         entry = _cache.get(path)
     storage = entry and entry.storage(nbytes)
     size = max(nbytes, 1)
-    if storage is not None:
-        _add_ref(path, size, -1)  # already mapped here: the message's reference goes
-        return storage, entry
-    fd = os.open(path, os.O_RDWR)
-    try:
-        segment = Segment(fd, size)
-    finally:
-        os.close(fd)
-    segment.path, segment.nbytes, segment.key = path, nbytes, path
-    _hold(segment, path)  # our mapping takes over the message's reference
-    entry = _remember(path, segment)
-    return _storage_over(segment, nbytes), entry
+    if storage is None:
+        lock_fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+        try:
+            fcntl.flock(lock_fd, fcntl.LOCK_SH)  # before the message's count goes
+            segment = _map_path(path, size)
+        except BaseException:
+            os.close(lock_fd)
+            raise
+        segment.path, segment.nbytes, segment.key = path, nbytes, path
+        _hold(segment, path, lock_fd)
+        entry = _remember(path, segment)
+        storage = _storage_over(segment, nbytes)
+    _add_in_flight(path, size, -1)
+    return storage, entry
 
 
 def _attach_memfd(dup, nbytes, key):
