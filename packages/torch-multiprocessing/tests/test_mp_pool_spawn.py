@@ -163,7 +163,7 @@ def test_spawn_reports_exit_code_and_signal(mode, index, code, signal_name):
 
 def test_hogwild_example_trains_a_shared_model():
     run = subprocess.run(
-        [sys.executable, str(ROOT / "examples/mnist_hogwild/main.py"), "--epochs", "3"],
+        [sys.executable, str(ROOT / "examples/mnist_hogwild/main.py"), "--epochs", "6"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -171,5 +171,5 @@ def test_hogwild_example_trains_a_shared_model():
     assert run.returncode == 0, run.stderr
     last = run.stdout.strip().splitlines()[-1]
     accuracy = float(last.split("test accuracy ")[1].split("%")[0])
-    assert accuracy > 80.0, run.stdout  # untrained: about 10%
-    assert sum("process 1" in line for line in run.stdout.splitlines()) == 3
+    assert accuracy > 85.0, run.stdout  # untrained: about 10%; usually 93-97%
+    assert sum("process 1" in line for line in run.stdout.splitlines()) == 6

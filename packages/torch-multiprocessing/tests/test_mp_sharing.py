@@ -20,7 +20,7 @@ def _check_views(inbox, outbox):
     outbox.put(
         (
             a.data_ptr() - a.storage_offset() * 4 == b.data_ptr() - b.storage_offset() * 4,
-            a.untyped_storage().data_ptr() == storage.data_ptr(),
+            a.untyped_storage() == b.untyped_storage() == storage,  # one storage
             tuple(b.shape),
             b.stride(),
             b.tolist(),

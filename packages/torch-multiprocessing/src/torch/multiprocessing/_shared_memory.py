@@ -76,14 +76,14 @@ class Segment(mmap):
 
 # key -> _Entry; key is (st_dev, st_ino) for a memfd, the path for a named segment.
 _cache = {}
-_cache_lock = threading.Lock()
+_cache_lock = threading.RLock()  # re-entered when a collected segment leaves the cache
 _share_lock = threading.Lock()
 _count_lock = threading.Lock()
 
 
 def _reset_lock_in_child():  # another thread may hold them at fork time
     global _cache_lock, _share_lock, _count_lock
-    _cache_lock, _share_lock, _count_lock = threading.Lock(), threading.Lock(), threading.Lock()
+    _cache_lock, _share_lock, _count_lock = threading.RLock(), threading.Lock(), threading.Lock()
 
 
 os.register_at_fork(after_in_child=_reset_lock_in_child)
@@ -97,11 +97,15 @@ class _Entry:
         self.tensor = None
 
     def storage(self, nbytes):
-        tensor = self.tensor and self.tensor()
-        if tensor is not None:  # the very storage the first arrival built
-            return tensor.untyped_storage()
         segment = self.segment()
-        return None if segment is None else _storage_over(segment, nbytes)
+        if segment is None:
+            return None
+        tensor = self.tensor and self.tensor()
+        if tensor is not None:  # the very storage the first arrival built, unless set_ moved it
+            storage = tensor.untyped_storage()
+            if segment_of(storage) is segment and storage.nbytes() == nbytes:
+                return storage
+        return _storage_over(segment, nbytes)
 
 
 def _forget(key, entry):
