@@ -10,6 +10,7 @@ IDX files (train-images-idx3-ubyte, ... optionally gzipped) in DIR.
 
 import argparse
 import gzip
+import importlib.util
 import os
 import time
 
@@ -58,14 +59,28 @@ def resize(images, size):
     return top * (1 - wy) + bottom * wy
 
 
+def load_digits():
+    """scikit-learn's handwritten digits: (1797, 8, 8) images with values 0..16, and labels.
+
+    Read straight from the CSV file that scikit-learn ships: importing scikit-learn itself
+    (and SciPy with it) would cost more memory than training the network."""
+    spec = importlib.util.find_spec("sklearn")
+    path = os.path.join(os.path.dirname(spec.origin), "datasets", "data", "digits.csv.gz")
+    if not os.path.exists(path):  # a scikit-learn that keeps the file elsewhere
+        from sklearn.datasets import load_digits as sklearn_digits
+
+        data = sklearn_digits()
+        return data.images, data.target
+    table = np.loadtxt(path, delimiter=",")
+    return table[:, :-1].reshape(-1, 8, 8), table[:, -1].astype(np.int64)
+
+
 def digits(seed):
     """scikit-learn's digits, upscaled to 28x28 and split 80/20 (train, test)."""
-    from sklearn.datasets import load_digits
-
-    data = load_digits()
-    images = resize(data.images.astype(np.float64) / 16.0, 28)
+    raw_images, raw_labels = load_digits()
+    images = resize(raw_images.astype(np.float64) / 16.0, 28)
     order = np.random.default_rng(seed).permutation(len(images))
-    images, labels = images[order], data.target[order]
+    images, labels = images[order], raw_labels[order]
     cut = int(0.8 * len(images))
     return (images[:cut], labels[:cut]), (images[cut:], labels[cut:])
 

@@ -648,3 +648,15 @@ def test_leaf_grad_never_aliases_a_tensor_the_user_holds():
     z.backward(h)  # h reaches the leaf through reshape views of itself
     h.add_(1)
     np.testing.assert_array_equal(x.grad.numpy(), [3, 3, 3])
+
+
+def test_data_setter_takes_the_new_tensor_dtype_and_all():
+    w = torch.ones(2, requires_grad=True)
+    new = torch.arange(3, dtype=torch.float64)
+    w.data = new
+    assert w.dtype == torch.float64 and w.shape == (3,) and w.requires_grad and w.is_leaf
+    assert w.data_ptr() == new.data_ptr()  # shares the memory, as PyTorch's does
+    (w * w).sum().backward()
+    assert w.grad.tolist() == [0.0, 2.0, 4.0]
+    with pytest.raises(TypeError, match="Tensor"):
+        w.data = [1.0]

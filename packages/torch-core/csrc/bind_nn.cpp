@@ -66,6 +66,19 @@ void bind_nn(py::module_& m, py::class_<Tensor>&) {
                             py::handle gen) {
     return dropout_mask(Shape(shape), p, to_dtype_arg(dtype, "dropout"), scale, opt_generator(gen));
   });
+  m.def("_lstm_cell", &lstm_cell);
+  m.def("_lstm_cell_backward", &lstm_cell_backward);
+  m.def("_lstm_layer",
+        [](const Tensor& xw, const Tensor& h0, const Tensor& c0, const Tensor& w, bool reverse) {
+          LstmLayer r = lstm_layer(xw, h0, c0, w, reverse);
+          return py::make_tuple(r.out, r.acts, r.c, r.tc);
+        });
+  m.def("_lstm_layer_backward",
+        [](const Tensor& g_out, const Tensor& g_hn, const Tensor& g_cn, const Tensor& w,
+           const Tensor& acts, const Tensor& c, const Tensor& tc, const Tensor& c0, bool reverse) {
+          LstmLayer r = lstm_layer_backward(g_out, g_hn, g_cn, w, acts, c, tc, c0, reverse);
+          return py::make_tuple(r.out, r.acts, r.c);
+        });
   // padding, interpolation
   m.def("_pad", &pad);
   m.def("_pad_backward", &pad_backward);

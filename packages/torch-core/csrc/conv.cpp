@@ -410,6 +410,198 @@ void weight_grad_kernel(const T* x, const T* gy, T* gw, int64_t N, const Geom& g
   }
 }
 
+// ---------------------------------------------------------------- stride 1: shifted GEMMs
+// Note [Shifted GEMMs]: with stride 1 a convolution needs no im2col. Lay nb samples out
+// zero-padded and side by side, (C, nb * P) with P a padded image's size, and give each
+// output position the "wide" index of its corner in the padded image: tap t then reads the
+// padded image at wide index + shift[t], so that
+//   y_wide (O, cols) = sum over taps t of W[:, :, t] (O, C) @ x_pad[:, shift[t] :][:, :cols].
+// The transposed convolution scatters the same way (x_pad[:, shift[t]:] += W_t^T @ gy_wide)
+// and the weight gradient is gW_t = gy_wide @ x_pad[:, shift[t]:]^T, with gy_wide zero at
+// the wide positions that are no output. Columns of those positions are computed and
+// dropped: (k - 1) / padded size per dim, e.g. 8% for 3x3 on 26x26 (Note [Shift use]).
+struct Shift {
+  int64_t P[3] = {1, 1, 1}, st[3] = {1, 1, 1};  // padded sizes, their strides
+  int64_t Pn = 1, wide = 0;                     // padded image size; wide span of a sample
+  std::vector<int64_t> shift;                   // per tap, kernel order
+  int64_t nb = 1, blocks = 1;                   // samples per block, blocks
+  int64_t ld() const { return nb * Pn; }
+  int64_t cols(int64_t n) const { return (n - 1) * Pn + wide; }  // n samples' wide span
+};
+
+// Note [Shift use]: stride 1, the output exactly the padded input less the dilated kernel,
+// GEMMs at least this deep (thin ones run far below BLAS speed; im2col keeps them deep), and
+// at most a third of the columns wasted.
+constexpr int64_t kShiftDepth = 16;
+
+bool shift_fits(const Geom& g, int64_t depth) {
+  if (g.k_n() == 1 || depth < kShiftDepth) return false;
+  int64_t padded = 1;
+  for (int i = 0; i < 3; i++) {
+    if (g.s[i] != 1 || g.out[i] != g.in[i] + 2 * g.p[i] - g.d[i] * (g.k[i] - 1)) return false;
+    padded *= g.in[i] + 2 * g.p[i];
+  }
+  return 2 * padded <= 3 * g.out_n();
+}
+
+// channels: both sides' (image and columns) together, sizing a block's buffers
+Shift make_shift(const Geom& g, int64_t N, int64_t channels, size_t item) {
+  Shift sh;
+  for (int i = 0; i < 3; i++) sh.P[i] = g.in[i] + 2 * g.p[i];
+  sh.st[2] = 1, sh.st[1] = sh.P[2], sh.st[0] = sh.P[1] * sh.P[2];
+  sh.Pn = sh.P[0] * sh.st[0];
+  sh.wide = (g.out[0] - 1) * sh.st[0] + (g.out[1] - 1) * sh.st[1] + g.out[2];
+  for (int64_t a = 0; a < g.k[0]; a++)
+    for (int64_t b = 0; b < g.k[1]; b++)
+      for (int64_t c = 0; c < g.k[2]; c++)
+        sh.shift.push_back(a * g.d[0] * sh.st[0] + b * g.d[1] * sh.st[1] + c * g.d[2]);
+  const int nt = get_num_threads();
+  int64_t fit = kColBytes / std::max<int64_t>(channels * sh.Pn * int64_t(item), 1);
+  sh.nb = std::max<int64_t>(1, std::min(fit, ceil_div(N, nt)));
+  sh.blocks = ceil_div(N, sh.nb);
+  return sh;
+}
+
+// f(n0, nb, slot) per block of samples; threads across blocks when there are enough (BLAS
+// single-threaded, like for_blocks), else inside each block's GEMMs (inner = threads).
+template <class F>
+void for_shift_blocks(const Shift& sh, int64_t N, int64_t work, const F& f) {
+  const int nt = work >= kGrain ? get_num_threads() : 1;
+  const int outer = sh.blocks >= nt ? nt : 1, inner = outer > 1 ? 1 : nt;
+  int blas_threads = scipy_openblas_get_num_threads();
+  scipy_openblas_set_num_threads(1);
+#pragma omp parallel for num_threads(outer) schedule(static) if (outer > 1)
+  for (int64_t i = 0; i < sh.blocks; i++)
+    f(i * sh.nb, std::min(sh.nb, N - i * sh.nb), outer > 1 ? omp_get_thread_num() : 0, inner);
+  scipy_openblas_set_num_threads(blas_threads);
+}
+
+// Calls f(image_offset, wide_offset, length) for each line (z, y) of one channel's image of
+// sizes n[] placed at offset p[] of the padded layout (lines of n[2] elements).
+template <class F>
+void for_placed_lines(const int64_t* n, const int64_t* p, const Shift& sh, const F& f) {
+  for (int64_t z = 0; z < n[0]; z++)
+    for (int64_t y = 0; y < n[1]; y++)
+      f((z * n[1] + y) * n[2], (z + p[0]) * sh.st[0] + (y + p[1]) * sh.st[1] + p[2], n[2]);
+}
+
+// dst (C, ld) = samples [n0, n0 + nb) of src (N, C, *n) placed at offset p, zeros around
+template <class T>
+void to_wide(const T* src, int64_t n0, int64_t nb, int64_t C, const int64_t* n, const int64_t* p,
+             const Shift& sh, T* dst) {
+  const int64_t plane = n[0] * n[1] * n[2], ld = sh.ld();
+  std::fill(dst, dst + C * ld, T(0));
+  for (int64_t s = 0; s < nb; s++)
+    for (int64_t c = 0; c < C; c++) {
+      const T* in = src + ((n0 + s) * C + c) * plane;
+      T* out = dst + c * ld + s * sh.Pn;
+      for_placed_lines(n, p, sh, [&](int64_t i, int64_t w, int64_t len) {
+        std::copy(in + i, in + i + len, out + w);
+      });
+    }
+}
+
+// samples [n0, n0 + nb) of dst (N, C, *n) = src (C, ld) read at offset p (+ bias[c])
+template <class T>
+void from_wide(const T* src, int64_t n0, int64_t nb, int64_t C, const int64_t* n, const int64_t* p,
+               const Shift& sh, const T* bias, T* dst) {
+  const int64_t plane = n[0] * n[1] * n[2], ld = sh.ld();
+  for (int64_t s = 0; s < nb; s++)
+    for (int64_t c = 0; c < C; c++) {
+      const T* in = src + c * ld + s * sh.Pn;
+      T* out = dst + ((n0 + s) * C + c) * plane;
+      const T add = bias ? bias[c] : T(0);
+      for_placed_lines(n, p, sh, [&](int64_t i, int64_t w, int64_t len) {
+        for (int64_t j = 0; j < len; j++) out[i + j] = in[w + j] + add;
+      });
+    }
+}
+
+// w (A, B, K) -> (K, A, B): one (A, B) matrix per tap
+template <class T>
+std::vector<T> taps_first(const T* w, int64_t A, int64_t B, int64_t K) {
+  std::vector<T> t(size_t(A * B * K));
+  for (int64_t i = 0; i < A * B; i++)
+    for (int64_t k = 0; k < K; k++) t[size_t(k * A * B + i)] = w[i * K + k];
+  return t;
+}
+
+const int64_t kNoPad[3] = {0, 0, 0};
+
+// conv, stride 1: x (N, C, *in), w (O, C/G, *k), y (N, O, *out); g describes x.
+template <class T>
+void shift_conv(const T* x, const T* w, const T* bias, T* y, int64_t N, const Geom& g, int64_t O,
+                int64_t G) {
+  const int64_t C = g.C, Cg = C / G, Og = O / G, K = g.k_n();
+  const Shift sh = make_shift(g, N, C + O, sizeof(T));
+  const std::vector<T> wt = taps_first(w, O, Cg, K);
+  const int64_t ld = sh.ld(), per = (C + O) * ld;
+  std::vector<T> scratch(size_t(std::min<int64_t>(sh.blocks, get_num_threads()) * per));
+  for_shift_blocks(
+      sh, N, N * O * g.out_n() * Cg * K, [&](int64_t n0, int64_t nb, int slot, int nt) {
+        T *xp = scratch.data() + slot * per, *yw = xp + C * ld;
+        to_wide(x, n0, nb, C, g.in, g.p, sh, xp);
+        const int64_t cols = sh.cols(nb);
+        for (int64_t i = 0; i < G; i++)
+          for (int64_t t = 0; t < K; t++)
+            pgemm(nt, false, false, Og, cols, Cg, wt.data() + (t * O + i * Og) * Cg, Cg,
+                  xp + i * Cg * ld + sh.shift[size_t(t)], ld, T(t > 0), yw + i * Og * ld, ld);
+        from_wide(yw, n0, nb, O, g.out, kNoPad, sh, bias, y);
+      });
+}
+
+// conv_transpose, stride 1: x (N, C, *out), w (C, O/G, *k), y (N, O, *in); g describes y.
+template <class T>
+void shift_conv_transpose(const T* x, const T* w, const T* bias, T* y, int64_t N, const Geom& g,
+                          int64_t C, int64_t G) {
+  const int64_t O = g.C, Cg = C / G, Og = O / G, K = g.k_n();
+  const Shift sh = make_shift(g, N, C + O, sizeof(T));
+  const std::vector<T> wt = taps_first(w, C, Og, K);
+  const int64_t ld = sh.ld(), per = (C + O) * ld;
+  std::vector<T> scratch(size_t(std::min<int64_t>(sh.blocks, get_num_threads()) * per));
+  for_shift_blocks(
+      sh, N, N * O * g.out_n() * Cg * K, [&](int64_t n0, int64_t nb, int slot, int nt) {
+        T *xw = scratch.data() + slot * per, *yp = xw + C * ld;
+        to_wide(x, n0, nb, C, g.out, kNoPad, sh, xw);
+        std::fill(yp, yp + O * ld, T(0));
+        const int64_t cols = sh.cols(nb);
+        for (int64_t i = 0; i < G; i++)
+          for (int64_t t = 0; t < K; t++)
+            pgemm(nt, true, false, Og, cols, Cg, wt.data() + (t * C + i * Cg) * Og, Og,
+                  xw + i * Cg * ld, ld, T(1), yp + i * Og * ld + sh.shift[size_t(t)], ld);
+        from_wide(yp, n0, nb, O, g.in, g.p, sh, bias, y);
+      });
+}
+
+// weight grad, stride 1: x (N, C, *in), gy (N, O, *out), gw (O, C/G, *k); g describes x.
+template <class T>
+void shift_weight_grad(const T* x, const T* gy, T* gw, int64_t N, const Geom& g, int64_t O,
+                       int64_t G) {
+  const int64_t C = g.C, Cg = C / G, Og = O / G, K = g.k_n(), wn = O * Cg * K;
+  const Shift sh = make_shift(g, N, C + O, sizeof(T));
+  const int64_t ld = sh.ld(), per = (C + O) * ld + wn;
+  const int64_t slots = std::min<int64_t>(sh.blocks, get_num_threads());
+  std::vector<T> scratch(size_t(slots * per));  // zeros: the accumulators start at 0
+  for_shift_blocks(sh, N, N * O * g.out_n() * Cg * K,
+                   [&](int64_t n0, int64_t nb, int slot, int nt) {
+                     T *xp = scratch.data() + slot * per, *gw_ = xp + C * ld, *acc = gw_ + O * ld;
+                     to_wide(x, n0, nb, C, g.in, g.p, sh, xp);
+                     to_wide(gy, n0, nb, O, g.out, kNoPad, sh, gw_);
+                     const int64_t cols = sh.cols(nb);
+                     for (int64_t i = 0; i < G; i++)
+                       for (int64_t t = 0; t < K; t++)
+                         pgemm(nt, false, true, Og, Cg, cols, gw_ + i * Og * ld, ld,
+                               xp + i * Cg * ld + sh.shift[size_t(t)], ld, T(1),
+                               acc + (t * O + i * Og) * Cg, Cg);
+                   });
+  for (int64_t s = 1; s < slots; s++)
+    for (int64_t j = 0; j < wn; j++)
+      scratch[size_t((C + O) * ld + j)] += scratch[size_t(s * per + (C + O) * ld + j)];
+  const T* acc = scratch.data() + (C + O) * ld;  // (K, O, Cg) -> (O, Cg, K)
+  for (int64_t i = 0; i < O * Cg; i++)
+    for (int64_t t = 0; t < K; t++) gw[i * K + t] = acc[t * O * Cg + i];
+}
+
 // ---------------------------------------------------------------- direct kernels
 // For groups whose GEMMs would be thin (depthwise convolutions: one channel in and out per
 // group), the same sums without columns: each output channel accumulates its inputs' lines,
@@ -666,10 +858,14 @@ Tensor conv(const Tensor& input, const Tensor& weight, const Tensor& bias, const
     const T* pb = b.defined() ? b.data_as<T>() : nullptr;
     if (transposed && C / groups <= kThin)
       conv_transpose_direct<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, C, groups);
+    else if (transposed && shift_fits(g, C / groups))
+      shift_conv_transpose<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, C, groups);
     else if (transposed)
       conv_transpose_kernel<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, C, groups);
     else if (O / groups <= kThin)
       conv_direct<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, O, groups);
+    else if (shift_fits(g, C / groups))
+      shift_conv<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, O, groups);
     else
       conv_kernel<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, O, groups);
   });
@@ -716,6 +912,8 @@ Tensor conv_weight_grad(const Tensor& input, const Tensor& grad, const Shape& we
     using T = decltype(t);
     if (O / groups <= kThin)
       weight_grad_direct<T>(x.data_as<T>(), gy.data_as<T>(), gw.data_as<T>(), N, g, O, groups);
+    else if (shift_fits(g, C / groups))
+      shift_weight_grad<T>(x.data_as<T>(), gy.data_as<T>(), gw.data_as<T>(), N, g, O, groups);
     else
       weight_grad_kernel<T>(x.data_as<T>(), gy.data_as<T>(), gw.data_as<T>(), N, g, O, groups);
   });

@@ -158,4 +158,26 @@ Tensor interpolate(const Tensor& x, const IntList& out_size, const DoubleList& s
 Tensor interpolate_backward(const Tensor& g, const IntList& in_shape, const DoubleList& scales,
                             int64_t mode, bool align_corners, int64_t D);
 
+// ---------------------------------------------------------------- LSTM cell (nn_rnn.cpp)
+// One time step's pointwise part, in place on row slices of contiguous buffers: gates (n, 4H)
+// pre-activations (i, f, g, o) become their activations; c = f c_prev + i g, tc = tanh(c),
+// h = o tc. Backward: gh, gc the gradients reaching h and c; writes d_gates (n, 4H) (of the
+// pre-activations) and turns gc into the gradient of c_prev.
+void lstm_cell(const Tensor& gates, const Tensor& c_prev, const Tensor& c, const Tensor& tc,
+               const Tensor& h);
+void lstm_cell_backward(const Tensor& gh, const Tensor& gc, const Tensor& acts,
+                        const Tensor& c_prev, const Tensor& tc, const Tensor& d_gates);
+// A layer direction whose steps all have the whole batch (B rows each), in one call: xw
+// (T B, 4H) the input part of the gates, h0, c0 (B, H), w_hh (4H, H), all contiguous.
+// Returns out (T B, H), acts, c and tanh(c) (what backward reads).
+struct LstmLayer {
+  Tensor out, acts, c, tc;
+};
+LstmLayer lstm_layer(const Tensor& xw, const Tensor& h0, const Tensor& c0, const Tensor& w_hh,
+                     bool reverse);
+// Returns (d gates (T B, 4H), d h0, d c0) in the first three fields.
+LstmLayer lstm_layer_backward(const Tensor& g_out, const Tensor& g_hn, const Tensor& g_cn,
+                              const Tensor& w_hh, const Tensor& acts, const Tensor& c,
+                              const Tensor& tc, const Tensor& c0, bool reverse);
+
 }  // namespace tc

@@ -278,6 +278,55 @@ def test_conv_blocks_and_threads(batch, size, threads):
     )
 
 
+def ref_weight_grad(x, gy, kernel, padding=0, dilation=1, groups=1):
+    """d(sum(gy * conv(x, w))) / dw, stride 1."""
+    nd = x.ndim - 2
+    p, d = tup(padding, nd), tup(dilation, nd)
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(q, q) for q in p])
+    Cg, Og = x.shape[1] // groups, gy.shape[1] // groups
+    gw = np.zeros((gy.shape[1], Cg, *kernel), dtype=x.dtype)
+    for k in itertools.product(*map(range, kernel)):
+        window = tuple(slice(k[i] * d[i], k[i] * d[i] + gy.shape[2 + i]) for i in range(nd))
+        patch = xp[(slice(None), slice(None), *window)]
+        for g in range(groups):
+            gy_g = gy[:, g * Og : (g + 1) * Og].reshape(len(x), Og, -1)
+            patch_g = patch[:, g * Cg : (g + 1) * Cg].reshape(len(x), Cg, -1)
+            gw[(slice(g * Og, (g + 1) * Og), slice(None), *k)] = np.einsum(
+                "nop,ncp->oc", gy_g, patch_g
+            )
+    return gw
+
+
+# Stride 1 with deep channels: the shifted-GEMM kernels (Note [Shifted GEMMs] in conv.cpp),
+# over batches that make one, several and uneven blocks, in 1, 2 and 3 spatial dims.
+@pytest.mark.parametrize(
+    "batch, spatial, kernel, kw",
+    [
+        (1, (16, 15), (3, 3), dict(padding=1)),
+        (5, (14, 16), (3, 2), dict(padding=(1, 0), groups=2)),
+        (3, (24, 20), (3, 3), dict(dilation=2, padding=2)),
+        (9, (12,), (5,), dict(padding=2)),
+        (2, (10, 10, 8), (2, 2, 2), {}),
+    ],
+)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_conv_stride_one_deep_channels(batch, spatial, kernel, kw, threads):
+    torch.set_num_threads(threads)
+    groups = kw.get("groups", 1)
+    x = rand(batch, 32, *spatial)
+    w, b = rand(24, 32 // groups, *kernel, seed=1), rand(24, seed=2)
+    y = ref_conv(x, w, b, **kw)
+    conv = getattr(torch, f"conv{len(kernel)}d")
+    close(conv(T(x), T(w), T(b), **kw), y)
+    wt = rand(32, 24 // groups, *kernel, seed=4)
+    transpose = getattr(torch, f"conv_transpose{len(kernel)}d")
+    close(transpose(T(x), T(wt), T(b), **kw), ref_conv_transpose(x, wt, b, **kw))
+    gy = rand(*y.shape, seed=3)
+    pad, dil = tup(kw.get("padding", 0), len(kernel)), tup(kw.get("dilation", 1), len(kernel))
+    gw = torch._C._conv_weight_grad(T(x), T(gy), w.shape, (1,) * len(kernel), pad, dil, groups)
+    close(gw, ref_weight_grad(x, gy, kernel, pad, dil, groups))
+
+
 def test_conv_empty_batch():
     w = torch.ones(4, 3, 3, 3, dtype=torch.float64)
     assert torch.conv2d(torch.ones(0, 3, 5, 5, dtype=torch.float64), w).shape == (0, 4, 3, 3)

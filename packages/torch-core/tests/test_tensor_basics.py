@@ -322,3 +322,46 @@ def test_numpy_view_of_non_contiguous_tensor():
     t = torch.arange(12).reshape(3, 4)[:, ::2].t()
     assert_array_matches(t, np.arange(12).reshape(3, 4)[:, ::2].T)
     assert to_numpy(t).shape == (2, 3)
+
+
+# ---------------------------------------------------------------- set_, storage moves
+def test_set_views_another_tensor_or_a_storage_in_place():
+    src = torch.arange(6.0)
+    t = torch.zeros(2)
+    alias = t
+    assert t.set_(src) is t and alias.data_ptr() == src.data_ptr()
+    assert t.tolist() == src.tolist()
+    t.set_(src.untyped_storage(), 1, (2, 2), (3, 1))
+    np.testing.assert_array_equal(t.numpy(), [[1.0, 2.0], [4.0, 5.0]])
+    src[1] = 10  # shared memory
+    assert t[0, 0].item() == 10
+    assert t.set_(src.storage()).shape == (6,)
+    assert t.set_().shape == (0,) and t.numel() == 0
+    with pytest.raises(RuntimeError, match="dtype"):
+        t.set_(torch.zeros(2, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match="outside the storage"):
+        t.set_(src.untyped_storage(), 5, (3, 3))
+
+
+def test_resize_as_and_typed_storage():
+    t = torch.zeros(3)
+    assert t.resize_as_(torch.ones(2, 2)).shape == (2, 2)
+    s = torch.arange(4, dtype=torch.int32).storage()
+    assert s.dtype == torch.int32 and s.size() == 4 and s.tolist() == [0, 1, 2, 3]
+
+
+def test_storage_move_into_a_buffer_keeps_views_and_values():
+    import mmap
+
+    t = torch.arange(6.0).view(2, 3)
+    row = t[1]
+    storage = t.untyped_storage()
+    assert storage._buffer_owner() is None
+    buf = mmap.mmap(-1, 4096)
+    storage._move_into(buf)
+    assert storage._buffer_owner() is buf
+    np.testing.assert_array_equal(row.numpy(), [3.0, 4.0, 5.0])
+    np.frombuffer(buf, dtype=np.float32, count=6)[4] = 40  # the buffer is now the memory
+    assert row[1].item() == 40
+    with pytest.raises(RuntimeError, match="cannot hold"):
+        torch.zeros(2048).untyped_storage()._move_into(mmap.mmap(-1, 4096))

@@ -221,6 +221,19 @@ def test_to_converts_grads_too():
     assert lin.weight.grad.dtype == torch.float64
 
 
+def test_dtype_change_keeps_the_parameter_objects_an_optimizer_holds():
+    lin = nn.Linear(3, 1)
+    weight, bias = lin.weight, lin.bias
+    opt = torch.optim.SGD(lin.parameters(), lr=0.5)
+    lin.double()
+    assert lin.weight is weight and lin.bias is bias and weight.dtype == torch.float64
+    x = torch.ones(1, 3, dtype=torch.float64)
+    before = lin(x).item()
+    lin(x).sum().backward()
+    opt.step()  # d out / d w = x, d out / d b = 1: the output drops by lr * (3 + 1)
+    assert lin(x).item() == pytest.approx(before - 0.5 * 4)
+
+
 def test_zero_grad_and_requires_grad_():
     net = Net()
     net(torch.randn(3, 4)).sum().backward()

@@ -58,10 +58,20 @@ def _forward_loop(mode, xw, h0, c0, w_hh, b_hh, steps, hidden):
         h_buf = h0.clone()
         h_prev_all = saved["h_prev"] = xw.new_empty((rows, H))
     prev = None  # (r0, r1) of the previous step, uniform case
+    if mode == "LSTM" and uniform and steps:  # the whole loop in one core call
+        reverse = steps[0][0] != 0
+        c0 = c0.contiguous()
+        out, acts, c_all, tc_all = torch._C._lstm_layer(
+            xw.contiguous(), h0.contiguous(), c0, w_hh.contiguous(), reverse
+        )
+        saved.update(acts=acts, tc=tc_all, c_all=c_all, c0=c0)
+        last = steps[-1][0]
+        return out, out[last : last + batch].clone(), c_all[last : last + batch].clone(), saved
     if mode == "LSTM":
         acts = xw.new_empty((rows, 4 * H))  # i, f, g, o after their activations
         c_all = xw.new_empty((rows, H))
         tc_all = xw.new_empty((rows, H))
+        c0 = c0.contiguous()  # the fused cell reads whole rows
         if uniform:
             saved["c0"] = c0
         else:
@@ -79,18 +89,8 @@ def _forward_loop(mode, xw, h0, c0, w_hh, b_hh, steps, hidden):
                 c_prev_all[r0:r1].copy_(cp)
             a = acts[r0:r1]
             torch.addmm(xw[r0:r1], hp, w_t, out=a)
-            g = a[:, 2 * H : 3 * H]
-            g.mul_(2)
-            a.sigmoid_()  # i, f, o; and sigmoid(2 x) for g
-            g.mul_(2).sub_(1)  # tanh(x) = 2 sigmoid(2 x) - 1
-            c = c_all[r0:r1]
-            torch.mul(a[:, H : 2 * H], cp, out=c)
-            c.addcmul_(a[:, :H], g)
-            tc = tc_all[r0:r1]
-            torch.mul(c, 2, out=tc)
-            tc.sigmoid_().mul_(2).sub_(1)
-            h = out[r0:r1]
-            torch.mul(a[:, 3 * H :], tc, out=h)
+            h, c = out[r0:r1], c_all[r0:r1]
+            torch._C._lstm_cell(a, cp, c, tc_all[r0:r1], h)  # activations, c, tanh(c), h
             if not uniform:
                 h_buf[:n].copy_(h)
                 c_buf[:n].copy_(c)
@@ -192,34 +192,29 @@ def _backward_loop(mode, saved, out, w_hh, g_out, g_hn, g_cn, steps, hidden, bat
     gh_buf = g_hn.clone()
     if not steps:
         return out.new_zeros((0, w_hh.shape[0])), gh_buf, g_cn, w_hh * 0, None
+    if mode == "LSTM" and saved["uniform"]:
+        d_gates, gh, gc = torch._C._lstm_layer_backward(
+            *(t.contiguous() for t in (g_out, g_hn, g_cn, w_hh)),
+            saved["acts"], saved["c_all"], saved["tc"], saved["c0"], steps[0][0] != 0,
+        )  # fmt: skip
+        return d_gates, gh, gc, _weight_grad(d_gates, saved, out, steps), None
     if mode == "LSTM":
         acts, tc, c_all = saved["acts"], saved["tc"], saved["c_all"]
-        # m: per row, d(gate pre-activations) / d(c or h), for the whole sequence at once:
-        # [g sigma'(i), c_prev sigma'(f), i (1 - g^2), tanh(c) sigma'(o)]
-        m = acts.new_empty(acts.shape)
-        m[:, :H].copy_(acts[:, 2 * H : 3 * H])
-        if saved["uniform"]:
-            _fill_previous(m[:, H : 2 * H], c_all, saved["c0"], steps)
-        else:
-            m[:, H : 2 * H].copy_(saved["c_prev"])
-        m[:, 2 * H : 3 * H].copy_(acts[:, :H])
-        m[:, 3 * H :].copy_(tc)
-        deriv = acts * (1 - acts)  # sigmoid'; the g columns become 1 - g^2
-        dg = deriv[:, 2 * H : 3 * H]
-        torch.mul(acts[:, 2 * H : 3 * H], acts[:, 2 * H : 3 * H], out=dg)
-        dg.neg_().add_(1)
-        m.mul_(deriv)
-        o_dtc = (1 - tc * tc).mul_(acts[:, 3 * H :])  # d c / d h through h = o tanh(c)
-        f = acts[:, H : 2 * H]
         d_gates = torch.empty_like(acts)
-        gc_buf = g_cn.clone()
-        for r0, n in steps[::-1]:
+        gc_buf = g_cn.contiguous().clone()
+        gh = torch.empty_like(gc_buf)
+        for k in range(len(steps) - 1, -1, -1):
+            r0, n = steps[k]
             r1 = r0 + n
-            gh = gh_buf[:n] + g_out[r0:r1]
-            dc = torch.addcmul(gc_buf[:n], gh, o_dtc[r0:r1])
-            d = torch.mul(m[r0:r1], torch.cat([dc, dc, dc, gh], 1), out=d_gates[r0:r1])
-            torch.mm(d, w_hh, out=gh_buf[:n])
-            torch.mul(dc, f[r0:r1], out=gc_buf[:n])
+            if not saved["uniform"]:
+                cp = saved["c_prev"][r0:r1]
+            elif k == 0:
+                cp = saved["c0"]
+            else:
+                cp = c_all[steps[k - 1][0] : steps[k - 1][0] + n]
+            g = torch.add(gh_buf[:n], g_out[r0:r1], out=gh[:n])
+            torch._C._lstm_cell_backward(g, gc_buf[:n], acts[r0:r1], cp, tc[r0:r1], d_gates[r0:r1])
+            torch.mm(d_gates[r0:r1], w_hh, out=gh_buf[:n])
         return d_gates, gh_buf, gc_buf, _weight_grad(d_gates, saved, out, steps), None
     if mode == "GRU":
         acts, hw_n = saved["acts"], saved["hw_n"]

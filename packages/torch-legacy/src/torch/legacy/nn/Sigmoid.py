@@ -1,0 +1,9 @@
+from ._pointwise import _Pointwise
+
+
+class Sigmoid(_Pointwise):
+    def _output(self, x):
+        return x.sigmoid()
+
+    def _grad(self, x, y, g):
+        return g * y * (1 - y)

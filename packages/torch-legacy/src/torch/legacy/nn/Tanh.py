@@ -1,0 +1,9 @@
+from ._pointwise import _Pointwise
+
+
+class Tanh(_Pointwise):
+    def _output(self, x):
+        return x.tanh()
+
+    def _grad(self, x, y, g):
+        return g * (1 - y * y)
