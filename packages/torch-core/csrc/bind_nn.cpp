@@ -66,6 +66,10 @@ void bind_nn(py::module_& m, py::class_<Tensor>&) {
                             py::handle gen) {
     return dropout_mask(Shape(shape), p, to_dtype_arg(dtype, "dropout"), scale, opt_generator(gen));
   });
+  m.def("_adam_update_",
+        [](const Tensor& p, const Tensor& g, const Tensor& m_, const Tensor& v,
+           std::optional<Tensor> mx, double b1, double b2, double step_size,
+           double eps) { adam_update(p, g, m_, v, mx ? *mx : Tensor(), b1, b2, step_size, eps); });
   m.def("_lstm_cell", &lstm_cell);
   m.def("_lstm_cell_backward", &lstm_cell_backward);
   m.def("_lstm_layer",

@@ -93,4 +93,57 @@ Tensor dropout_mask(const Shape& shape, double p, ScalarType dtype, bool scale, 
   return m;
 }
 
+// ---------------------------------------------------------------- Adam's update, fused
+namespace {
+
+template <class T>
+TC_MULTIVERSION void adam_range(T* __restrict p, const T* __restrict g, T* __restrict m,
+                                T* __restrict v, T* __restrict mx, int64_t n, T b1, T c1, T b2,
+                                T c2, T step_size, T eps) {  // c1 = 1 - b1, c2 = 1 - b2
+  for (int64_t i = 0; i < n; i++) {
+    m[i] = m[i] * b1 + g[i] * c1;
+    v[i] = v[i] * b2 + g[i] * g[i] * c2;
+    T second = v[i];
+    if (mx) second = mx[i] = std::max(mx[i], v[i]);
+    p[i] -= step_size * (m[i] / (std::sqrt(second) + eps));
+  }
+}
+
+}  // namespace
+
+void adam_update(const Tensor& p, const Tensor& grad, const Tensor& exp_avg,
+                 const Tensor& exp_avg_sq, const Tensor& max_exp_avg_sq, double beta1, double beta2,
+                 double step_size, double eps) {
+  const char* op = "_adam_update_";
+  check_float(p, op, "param");
+  for (const Tensor* t : {&grad, &exp_avg, &exp_avg_sq, &max_exp_avg_sq}) {
+    if (!t->defined()) continue;
+    TC_CHECK(t->dtype() == p.dtype() && t->sizes() == p.sizes() && t->is_contiguous(), Runtime, op,
+             "(): expected contiguous ", dtype_name(p.dtype()), " tensors of shape ",
+             shape_str(p.sizes()), ", got ", dtype_name(t->dtype()), " of shape ",
+             shape_str(t->sizes()));
+  }
+  TC_CHECK(p.is_contiguous(), Runtime, op, "(): expected a contiguous param");
+  const int64_t n = p.numel();
+  const int nt = n >= kGrain ? get_num_threads() : 1;
+  const int64_t chunk = (n + nt - 1) / nt;
+  auto run = [&](auto z) {
+    using T = decltype(z);
+    T* mx = max_exp_avg_sq.defined() ? max_exp_avg_sq.data_as<T>() : nullptr;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+      const int64_t i0 = std::min(n, t * chunk), len = std::min(n, i0 + chunk) - i0;
+      adam_range<T>(p.data_as<T>() + i0, grad.data_as<T>() + i0, exp_avg.data_as<T>() + i0,
+                    exp_avg_sq.data_as<T>() + i0, mx ? mx + i0 : nullptr, len, T(beta1),
+                    T(1 - beta1), T(beta2), T(1 - beta2), T(step_size), T(eps));
+    }
+  };
+  if (p.dtype() == ScalarType::Float)
+    run(float());
+  else
+    run(double());
+  for (const Tensor* t : {&p, &exp_avg, &exp_avg_sq, &max_exp_avg_sq})
+    if (t->defined()) t->bump_version();
+}
+
 }  // namespace tc

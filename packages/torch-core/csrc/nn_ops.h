@@ -147,6 +147,11 @@ NormResult batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& w
 Tensor embedding(const Tensor& weight, const Tensor& indices);
 // 0 with probability p, else 1/(1-p) (or 1 when !scale), drawn from g
 Tensor dropout_mask(const Shape& shape, double p, ScalarType dtype, bool scale, Generator* g);
+// Adam's step on contiguous tensors of one shape, in place: m, v (and max v if defined)
+// updated with betas, then p -= step_size * m / (sqrt(v or max v) + eps)
+void adam_update(const Tensor& p, const Tensor& grad, const Tensor& exp_avg,
+                 const Tensor& exp_avg_sq, const Tensor& max_exp_avg_sq, double beta1, double beta2,
+                 double step_size, double eps);
 // pads: PyTorch's order (last dim first, before/after pairs); mode 0 constant, 1 reflect,
 // 2 replicate, 3 circular
 Tensor pad(const Tensor& x, const IntList& pads, int64_t mode, double value);

@@ -33,7 +33,7 @@ NOT_DIFFERENTIABLE = frozenset(
     _set_data _set_grad_enabled _set_grad_recorder _set_size_class _set_storage _storage_view
     _tensor_from_data
     _broadcast_shapes_of _set_grad_fn _batch_norm_backward _dropout_mask _sole_owner
-    _lstm_cell _lstm_cell_backward _lstm_layer _lstm_layer_backward
+    _lstm_cell _lstm_cell_backward _lstm_layer _lstm_layer_backward _adam_update_
     _tensor_from_storage _to_dlpack _tri_indices _uniform_ _unique can_cast empty from_dlpack
     from_numpy get_default_dtype get_num_threads is_grad_enabled manual_seed multinomial
     promote_types result_type set_default_dtype set_num_threads

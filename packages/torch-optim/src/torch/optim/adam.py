@@ -89,14 +89,32 @@ class Adam(Optimizer):
                 step = step_t.item()
                 exp_avg = state["exp_avg"]
                 exp_avg_sq = state["exp_avg_sq"]
+                # lr m/(1-b1^t) / (sqrt(v)/c + eps) with c = sqrt(1-b2^t), as
+                # (lr c/(1-b1^t)) m / (sqrt(v) + eps c): one pass over the tensor less.
+                c = math.sqrt(1 - beta2**step)
+                step_size = lr * c / (1 - beta1**step)
+                if _fusable(p, grad, exp_avg):  # the whole update in one pass (core kernel)
+                    max_sq = state["max_exp_avg_sq"] if amsgrad else None
+                    torch._C._adam_update_(
+                        p, grad, exp_avg, exp_avg_sq, max_sq, beta1, beta2, step_size, eps * c
+                    )
+                    continue
                 scratch = _update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
                 if amsgrad:
                     second = state["max_exp_avg_sq"].maximum_(exp_avg_sq)
                 else:
                     second = exp_avg_sq
-                # lr m/(1-b1^t) / (sqrt(v)/c + eps) with c = sqrt(1-b2^t), as
-                # (lr c/(1-b1^t)) m / (sqrt(v) + eps c): one pass over the tensor less.
-                c = math.sqrt(1 - beta2**step)
                 denom = torch.sqrt(second, out=scratch).add_(eps * c)
-                p.add_(torch.div(exp_avg, denom, out=denom), alpha=-lr * c / (1 - beta1**step))
+                p.add_(torch.div(exp_avg, denom, out=denom), alpha=-step_size)
         return loss
+
+
+def _fusable(p, grad, exp_avg):
+    """Whether the core's fused update applies: dense float tensors of one dtype and layout."""
+    return (
+        p.dtype in (torch.float32, torch.float64)
+        and grad.dtype == p.dtype
+        and p.is_contiguous()
+        and grad.is_contiguous()
+        and exp_avg.is_contiguous()
+    )
