@@ -47,6 +47,8 @@ FIGURES = {
     "mlp_adam": ("784-512-10 MLP train step, Adam (steps/s)", "rate", 1.0),
     "lstm": ("LSTM 2x256, seq 35, batch 20, fwd+bwd (1/s)", "rate", 0.8),
     "mnist_rss": ("peak RSS, MNIST example, 1 epoch (MB)", "time", 0.6),
+    "dataloader": ("DataLoader 60000x1x28x28, batch 64, 2 workers (batches/s)", "rate", 1.0),
+    "queue_roundtrip": ("64 MB tensor to a child and back via Queue (MB/s)", "rate", 1.0),
 }
 
 

@@ -380,6 +380,18 @@ def bench_mnist_rss():
     return int(out.stdout.split()[-1]) / 1024
 
 
+def bench_queue_roundtrip():
+    from bench_mp import bench_queue_roundtrip as bench
+
+    return bench()
+
+
+def bench_dataloader():
+    from bench_data import bench_dataloader as bench
+
+    return bench()
+
+
 # name -> (function, unit)
 FIGURES = {
     "import": (bench_import, "ms"),
@@ -407,6 +419,8 @@ FIGURES = {
     "mlp_adam": (bench_mlp_adam, "steps/s"),
     "lstm": (bench_lstm, "steps/s"),
     "mnist_rss": (bench_mnist_rss, "MB"),
+    "dataloader": (bench_dataloader, "batches/s"),
+    "queue_roundtrip": (bench_queue_roundtrip, "MB/s"),
 }
 
 
