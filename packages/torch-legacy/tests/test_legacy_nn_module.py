@@ -103,11 +103,11 @@ def test_sequential_repr_matches_lua():
     net = nn.Sequential().add(nn.Linear(3, 4)).add(nn.Sequential().add(nn.ReLU()))
     assert repr(net) == (
         "nn.Sequential {\n"
-        "  [input -> (0) -> (1) -> output]\n"
-        "  (0): nn.Linear(3 -> 4)\n"
-        "  (1): nn.Sequential {\n"
-        "    [input -> (0) -> output]\n"
-        "    (0): nn.ReLU\n"
+        "  [input -> (1) -> (2) -> output]\n"
+        "  (1): nn.Linear(3 -> 4)\n"
+        "  (2): nn.Sequential {\n"
+        "    [input -> (1) -> output]\n"
+        "    (1): nn.ReLU\n"
         "  }\n"
         "}"
     )

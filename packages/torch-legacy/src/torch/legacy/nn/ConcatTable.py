@@ -42,7 +42,7 @@ def _repr_table(container):
     """Lua's printout of branching containers: one ``|`->`` line per child."""
     tab, line = "  ", "\n"
     s = f"nn.{type(container).__name__} {{{line}{tab}input"
-    for i, m in enumerate(container.modules):
-        ext = "       " if i == len(container.modules) - 1 else "  |    "
+    for i, m in enumerate(container.modules, 1):  # numbered from 1, as Lua prints
+        ext = "       " if i == len(container.modules) else "  |    "
         s += f"{line}{tab}  |`-> ({i}): " + repr(m).replace(line, line + tab + ext)
     return s + f"{line}{tab}   ... -> output{line}}}"

@@ -70,10 +70,11 @@ class Container(Module):
         return (params, grads) if params else None
 
     def _repr_children(self, header, arrow):
-        """Lua's container printout: ``header {``, the flow line, one child per line."""
+        """Lua's container printout: ``header {``, the flow line, one child per line. Children
+        are numbered from 1, as Lua prints them (``get`` still takes 0-based indices)."""
         line, tab = "\n", "  "
-        flow = "".join(f" {arrow} ({i})" for i in range(len(self.modules)))
+        flow = "".join(f" {arrow} ({i})" for i in range(1, len(self.modules) + 1))
         s = f"{header} {{{line}{tab}[input{flow} {arrow} output]"
-        for i, m in enumerate(self.modules):
+        for i, m in enumerate(self.modules, 1):
             s += f"{line}{tab}({i}): " + repr(m).replace(line, line + tab)
         return s + line + "}"
