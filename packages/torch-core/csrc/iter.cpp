@@ -1,6 +1,8 @@
 // iter.cpp — building elementwise iterations: broadcasting, promotion, outputs, layout.
 #include "iter.h"
 
+#include <pthread.h>
+
 namespace tc {
 
 // ---------------------------------------------------------------- threads
@@ -9,6 +11,11 @@ int get_num_threads() {
   if (g_num_threads == 0) g_num_threads = omp_get_max_threads();
   return g_num_threads;
 }
+// A forked child runs kernels on one thread: GNU libgomp's thread pool does not survive fork,
+// and the child's first parallel region would wait forever for the parent's threads (as in
+// PyTorch, set_num_threads in the child opts back in).
+static void forked_child() { g_num_threads = 1; }
+static const int g_atfork = pthread_atfork(nullptr, nullptr, forked_child);
 void set_blas_threads(int n);  // blas.cpp
 void set_num_threads(int n) {
   TC_CHECK(n > 0, Value, "set_num_threads: expected a positive number of threads, got ", n);

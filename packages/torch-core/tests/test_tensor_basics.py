@@ -365,3 +365,26 @@ def test_storage_move_into_a_buffer_keeps_views_and_values():
     assert row[1].item() == 40
     with pytest.raises(RuntimeError, match="cannot hold"):
         torch.zeros(2048).untyped_storage()._move_into(mmap.mmap(-1, 4096))
+
+
+@pytest.mark.ours_only
+def test_forked_child_runs_parallel_kernels():
+    """GNU OpenMP's thread pool does not survive fork: a child that used the parent's threads
+    would hang. Children run kernels on one thread (checked in a subprocess, with a timeout)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, torch\n"
+        "x = torch.zeros(2_000_000); x.add_(1)\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    y = torch.ones(2_000_000).add_(1)\n"
+        "    os._exit(0 if y.sum().item() == 4_000_000 and torch.get_num_threads() == 1 else 3)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "assert os.waitstatus_to_exitcode(status) == 0, status\n"
+        "print(torch.get_num_threads() >= 1)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "True"
