@@ -81,11 +81,23 @@ print("tensors filled")
 
 
 def _run_example(tmp_path, name, code):
+    """Run a script in its own process group; whatever happens, no worker outlives the test
+    (the Queue example's workers loop forever)."""
     (tmp_path / "loaders.py").write_text(LOADERS)
     (tmp_path / name).write_text(code)
-    return subprocess.run(
-        [sys.executable, name], cwd=tmp_path, capture_output=True, text=True, timeout=120
-    )
+    proc = subprocess.Popen(
+        [sys.executable, name], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def test_seed_queue_example(tmp_path):
