@@ -115,3 +115,26 @@ class Criterion:
 
     def __repr__(self):
         return "nn." + self.__class__.__name__
+
+
+class ElementwiseCriterion(Criterion):
+    """A sum of per-element losses of an input and a target with as many elements, divided by
+    the number of elements if ``sizeAverage``. Subclasses give ``_loss(input, target)`` and
+    its derivative in the input, ``_grad(input, target)`` (both elementwise)."""
+
+    def __init__(self, sizeAverage=True):
+        super().__init__()
+        self.sizeAverage = sizeAverage
+
+    def _scale(self, input):
+        return 1.0 / max(input.numel(), 1) if self.sizeAverage else 1.0
+
+    def updateOutput(self, input, target):
+        target = check_same_size(type(self).__name__, input, target)
+        self.output = self._loss(input, target).sum().item() * self._scale(input)
+        return self.output
+
+    def updateGradInput(self, input, target):
+        target = check_same_size(type(self).__name__, input, target)
+        self.gradInput = self._grad(input, target) * self._scale(input)
+        return self.gradInput

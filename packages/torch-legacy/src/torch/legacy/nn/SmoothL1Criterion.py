@@ -1,25 +1,14 @@
-from .Criterion import Criterion, check_same_size
+from .Criterion import ElementwiseCriterion
 
 
-class SmoothL1Criterion(Criterion):
+class SmoothL1Criterion(ElementwiseCriterion):
     """Huber loss with threshold 1: 0.5 * d^2 where |d| < 1, |d| - 0.5 elsewhere
     (d = input - target), divided by the number of elements if ``sizeAverage``."""
 
-    def __init__(self, sizeAverage=True):
-        super().__init__()
-        self.sizeAverage = sizeAverage
-
-    def _scale(self, input):
-        return 1.0 / max(input.numel(), 1) if self.sizeAverage else 1.0
-
-    def updateOutput(self, input, target):
-        d = input - check_same_size("SmoothL1Criterion", input, target)
+    def _loss(self, input, target):
+        d = input - target
         a = d.abs()
-        loss = (0.5 * d * d).where(a < 1, a - 0.5)
-        self.output = loss.sum().item() * self._scale(input)
-        return self.output
+        return (0.5 * d * d).where(a < 1, a - 0.5)
 
-    def updateGradInput(self, input, target):
-        d = input - check_same_size("SmoothL1Criterion", input, target)
-        self.gradInput = d.clamp(-1.0, 1.0) * self._scale(input)
-        return self.gradInput
+    def _grad(self, input, target):
+        return (input - target).clamp(-1.0, 1.0)

@@ -1,9 +1,9 @@
 import torch
 
-from ._spatial import Convolution
+from ._spatial import Convolution, Fields2d
 
 
-class SpatialConvolution(Convolution):
+class SpatialConvolution(Fields2d, Convolution):
     """2-D convolution of (nInputPlane, H, W) or (N, nInputPlane, H, W) input by kW x kH
     kernels with steps dW, dH and zero padding padW, padH. weight is (nOutputPlane,
     nInputPlane, kH, kW), bias (nOutputPlane); both start in U(+-1/sqrt(nInputPlane*kH*kW))."""
@@ -19,12 +19,6 @@ class SpatialConvolution(Convolution):
         self.gradWeight = torch.zeros(nOutputPlane, nInputPlane, kH, kW)
         self.gradBias = torch.zeros(nOutputPlane)
         self.reset()
-
-    def _kernel(self):
-        return [self.kH, self.kW]
-
-    def _stride(self):
-        return [self.dH, self.dW]
 
     def _padding(self):
         if hasattr(self, "padding"):  # older Lua files: one ``padding`` for both dims

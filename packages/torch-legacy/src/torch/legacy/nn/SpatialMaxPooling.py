@@ -1,7 +1,7 @@
-from ._spatial import MaxPooling
+from ._spatial import Fields2d, MaxPooling
 
 
-class SpatialMaxPooling(MaxPooling):
+class SpatialMaxPooling(Fields2d, MaxPooling):
     """Max over kW x kH windows stepping dW, dH (default: the kernel size) of (C, H, W) or
     (N, C, H, W) input, with padW, padH of -inf padding. ``ceil()`` rounds the output size
     up (a last partial window), ``floor()`` (the default) down."""
@@ -14,13 +14,3 @@ class SpatialMaxPooling(MaxPooling):
         self.padW, self.padH = padW, padH
         self.ceil_mode = False
         self.indices = None
-
-    def _kernel(self):
-        return [self.kH, self.kW]
-
-    def _stride(self):
-        return [self.dH, self.dW]
-
-    def _padding(self):
-        # files from older Lua versions have no padding fields
-        return [getattr(self, "padH", 0), getattr(self, "padW", 0)]

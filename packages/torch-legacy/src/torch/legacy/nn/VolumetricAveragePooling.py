@@ -1,7 +1,7 @@
-from ._spatial import AveragePooling
+from ._spatial import AveragePooling, Fields3d
 
 
-class VolumetricAveragePooling(AveragePooling):
+class VolumetricAveragePooling(Fields3d, AveragePooling):
     """Mean over kT x kW x kH windows stepping dT, dW, dH (default: the kernel size) of
     (C, T, H, W) or (N, C, T, H, W) input, with zero padding."""
 
@@ -29,13 +29,3 @@ class VolumetricAveragePooling(AveragePooling):
         self.padT, self.padW, self.padH = padT, padW, padH
         self.ceil_mode = ceil_mode
         self.count_include_pad = count_include_pad
-
-    def _kernel(self):
-        return [self.kT, self.kH, self.kW]
-
-    def _stride(self):
-        return [self.dT, self.dH, self.dW]
-
-    def _padding(self):
-        # files from older Lua versions have no padding fields
-        return [getattr(self, n, 0) for n in ("padT", "padH", "padW")]

@@ -1,9 +1,9 @@
 import torch
 
-from ._spatial import Convolution
+from ._spatial import Convolution, Fields3d
 
 
-class VolumetricConvolution(Convolution):
+class VolumetricConvolution(Fields3d, Convolution):
     """3-D convolution of (nInputPlane, T, H, W) or (N, nInputPlane, T, H, W) input by
     kT x kW x kH kernels with steps dT, dW, dH and zero padding padT, padW, padH. weight is
     (nOutputPlane, nInputPlane, kT, kH, kW)."""
@@ -36,13 +36,3 @@ class VolumetricConvolution(Convolution):
         self.gradWeight = torch.zeros(shape)
         self.gradBias = torch.zeros(nOutputPlane)
         self.reset()
-
-    def _kernel(self):
-        return [self.kT, self.kH, self.kW]
-
-    def _stride(self):
-        return [self.dT, self.dH, self.dW]
-
-    def _padding(self):
-        # files from older Lua versions have no padding fields
-        return [getattr(self, n, 0) for n in ("padT", "padH", "padW")]

@@ -1,7 +1,7 @@
-from ._spatial import MaxPooling
+from ._spatial import Fields3d, MaxPooling
 
 
-class VolumetricMaxPooling(MaxPooling):
+class VolumetricMaxPooling(Fields3d, MaxPooling):
     """Max over kT x kW x kH windows stepping dT, dW, dH (default: the kernel size) of
     (C, T, H, W) or (N, C, T, H, W) input, with -inf padding; ``ceil()``/``floor()``."""
 
@@ -16,13 +16,3 @@ class VolumetricMaxPooling(MaxPooling):
         self.padT, self.padW, self.padH = padT, padW, padH
         self.ceil_mode = False
         self.indices = None
-
-    def _kernel(self):
-        return [self.kT, self.kH, self.kW]
-
-    def _stride(self):
-        return [self.dT, self.dH, self.dW]
-
-    def _padding(self):
-        # files from older Lua versions have no padding fields
-        return [getattr(self, n, 0) for n in ("padT", "padH", "padW")]

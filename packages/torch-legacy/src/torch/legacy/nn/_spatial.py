@@ -95,6 +95,33 @@ def check_dtype(module, input, weight):
         )
 
 
+class Fields2d:
+    """A 2-D module's kernel, step and padding from Lua's fields (kH, kW, dH, dW, padH, padW;
+    files from older Lua versions have no padding fields)."""
+
+    def _kernel(self):
+        return [self.kH, self.kW]
+
+    def _stride(self):
+        return [self.dH, self.dW]
+
+    def _padding(self):
+        return [getattr(self, "padH", 0), getattr(self, "padW", 0)]
+
+
+class Fields3d:
+    """The same for volumetric modules (kT, kH, kW, dT, ..., padT, ...)."""
+
+    def _kernel(self):
+        return [self.kT, self.kH, self.kW]
+
+    def _stride(self):
+        return [self.dT, self.dH, self.dW]
+
+    def _padding(self):
+        return [getattr(self, n, 0) for n in ("padT", "padH", "padW")]
+
+
 class Convolution(Module):
     """The shared body of Spatial/VolumetricConvolution. A subclass sets Lua's fields and
     says how to read them: ``D`` spatial dims, ``_kernel()``, ``_stride()``,
