@@ -1,6 +1,7 @@
 """default_collate (a list of samples -> one batch) and default_convert (one sample)."""
 
 import collections.abc
+import sys
 
 import torch
 
@@ -11,6 +12,11 @@ _ACCEPTED = "tensors, numpy arrays, numbers, strings, dicts or lists"
 
 def _is_numpy(x):
     return type(x).__module__ == "numpy"
+
+
+def _from_numpy(x):
+    # via an ndarray: torch.as_tensor would read a NumPy scalar (np.float64) as a Python number
+    return torch.as_tensor(sys.modules["numpy"].asarray(x))
 
 
 def _numpy_text(array):
@@ -30,7 +36,7 @@ def default_convert(data):
     if _is_numpy(data):
         if hasattr(data, "dtype") and _numpy_text(data):
             return data
-        return torch.as_tensor(data)
+        return _from_numpy(data)
     if isinstance(data, collections.abc.Mapping):
         converted = {key: default_convert(value) for key, value in data.items()}
         try:
@@ -86,8 +92,8 @@ def default_collate(batch):
                 f"dtype {elem.dtype}"
             )
         if getattr(elem, "shape", ()) == ():  # numpy scalar or 0-d array
-            return torch.as_tensor(batch)
-        return _stack([torch.as_tensor(b) for b in batch])
+            return _from_numpy(batch)
+        return _stack([_from_numpy(b) for b in batch])
     if isinstance(elem, float):
         return torch.tensor(batch, dtype=torch.float64)
     if isinstance(elem, int):  # bool included: torch.tensor keeps it bool
