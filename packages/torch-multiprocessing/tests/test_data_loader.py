@@ -294,6 +294,33 @@ def test_killed_worker_is_reported_quickly_and_others_shut_down():
     assert not any(alive(pid) for pid in pids)  # reaped: no zombies
 
 
+class Exits(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        os._exit(3)
+
+
+def test_worker_exiting_is_reported_with_its_code():
+    with pytest.raises(
+        RuntimeError, match=r"worker 0 \(pid \d+\) exited unexpectedly with exit code 3"
+    ):
+        list(DataLoader(Exits(), num_workers=1))
+
+
+def test_persistent_worker_killed_between_epochs():
+    loader = DataLoader(Squares(6), batch_size=2, num_workers=2, persistent_workers=True)
+    assert len(list(loader)) == 3
+    victim = loader._iterator._workers[0]
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.join()
+    with pytest.raises(RuntimeError, match=r"worker 0 .*SIGKILL"):
+        iter(loader)
+    assert [b.tolist() for b in loader] == [[0, 1], [4, 9], [16, 25]]  # fresh workers
+    loader._iterator._shutdown()
+
+
 def test_timeout():
     it = iter(DataLoader(Sleepy(3), num_workers=1, timeout=0.3))
     start = time.monotonic()

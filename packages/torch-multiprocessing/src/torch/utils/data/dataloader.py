@@ -318,12 +318,13 @@ class _MultiProcessIter:
                 self._workers.append(process)
         except Exception as e:
             self._shutdown()
-            culprit = _unpicklable_argument(loader)
+            method = context.get_start_method()
+            culprit = None if method == "fork" else _unpicklable_argument(loader)
             if culprit is None:
                 raise
             raise TypeError(
                 f"DataLoader: the {culprit} cannot be pickled, but worker processes started "
-                f"with the '{context.get_start_method()}' start method receive it pickled "
+                f"with the '{method}' start method receive it pickled "
                 f"({type(e).__name__}: {e}). Define it at module level (no lambdas, local "
                 "classes or open files), use the 'fork' start method, or num_workers=0"
             ) from e
@@ -340,7 +341,11 @@ class _MultiProcessIter:
         self._active = [True] * loader.num_workers  # False once its stream is exhausted
         self._next_worker = 0
         if not first:
-            for conn in self._conns:
+            for worker_id, (conn, process) in enumerate(zip(self._conns, self._workers)):
+                if not process.is_alive():  # died between epochs
+                    message = _death_message(worker_id, process)
+                    self._shutdown()
+                    raise _WorkerFailure(message)
                 conn.send(ResumeIteration())
         for _ in range(loader.prefetch_factor * loader.num_workers):
             self._send_task()
@@ -358,7 +363,10 @@ class _MultiProcessIter:
             index = next(self._sampler_iter)
         except StopIteration:
             return
-        self._conns[worker_id].send((self._epoch, self._send_idx, index))
+        try:
+            self._conns[worker_id].send((self._epoch, self._send_idx, index))
+        except OSError:  # the worker is dead: _receive reports it when its turn comes
+            pass
         self._task_worker[self._send_idx] = worker_id
         self._send_idx += 1
 
