@@ -8,6 +8,9 @@ import gc
 import os
 import random
 import signal
+import subprocess
+import sys
+import textwrap
 import time
 
 import numpy as np
@@ -439,3 +442,24 @@ def test_spawn_unpicklable_dataset_names_it_and_the_start_method():
 
     with pytest.raises(TypeError, match=r"(?s)dataset .*Local.*'spawn' start method"):
         iter(DataLoader(Local(), num_workers=2, multiprocessing_context="spawn"))
+
+
+def test_workers_exit_when_the_main_process_is_killed():
+    script = textwrap.dedent(
+        """
+        import os, signal, sys, torch
+        from torch.utils.data import DataLoader, TensorDataset
+        it = iter(DataLoader(TensorDataset(torch.arange(100)), num_workers=2))
+        next(it)
+        print(*(w.pid for w in it._workers), flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    pids = [int(p) for p in done.stdout.split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(pid) for pid in pids)

@@ -111,7 +111,6 @@ def worker_loop(
     worker_init_fn,
     worker_id,
     num_workers,
-    parent_pid,
 ):
     """Serves (epoch, idx, index) tasks from ``conn`` until it receives None; answers each
     with (epoch, idx, batch | ExceptionWrapper | StopMarker), in the order received."""
@@ -125,6 +124,9 @@ def worker_loop(
     _seed_everything(seed)
     _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
     where = f"in DataLoader worker process {worker_id}"
+    # The process that started us: the main process, or forkserver's server. Either way, if
+    # it goes away we are re-parented and the pid changes.
+    parent_pid = os.getppid()
 
     init_error = fetcher = None
     try:

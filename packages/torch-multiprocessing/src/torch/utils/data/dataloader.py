@@ -10,7 +10,6 @@ reductions registered by ``torch.multiprocessing`` (shared memory) apply to batc
 """
 
 import math
-import os
 import pickle
 import signal
 import time
@@ -306,7 +305,6 @@ class _MultiProcessIter:
                         loader.worker_init_fn,
                         worker_id,
                         loader.num_workers,
-                        os.getpid(),
                     ),
                     daemon=True,
                 )
