@@ -412,9 +412,13 @@ class _MultiProcessIter:
             if conn in ready:
                 try:
                     epoch, _, data = conn.recv()
-                except (EOFError, OSError):  # the worker died mid-message
+                except Exception as e:
+                    # EOF: it died mid-message; or it died right after sending, before we could
+                    # fetch the shared memory of the batch's tensors.
+                    if process.is_alive() and not isinstance(e, (EOFError, OSError)):
+                        raise
                     process.join(1.0)
-                    raise _WorkerFailure(_death_message(worker_id, process)) from None
+                    raise _WorkerFailure(_death_message(worker_id, process)) from e
                 if epoch == self._epoch:  # else left over from an epoch the user cut short
                     return data
             elif process.sentinel in ready:
@@ -439,9 +443,9 @@ class _MultiProcessIter:
                     break
                 ready = _wait_any([conn, process.sentinel], remaining)
                 if conn in ready:
-                    try:
+                    try:  # unpickled, so that its shared memory is released
                         conn.recv()
-                    except (EOFError, OSError):
+                    except Exception:  # EOF, or its sender exited already: nothing to release
                         process.join(0.1)
             if process.is_alive():
                 process.terminate()
