@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import torch
+import torch.multiprocessing
 from torch.utils.data import (
     BatchSampler,
     DataLoader,
@@ -427,8 +428,9 @@ def test_spawn_order_exception_and_persistent_epochs():
     loader._iterator._shutdown()
 
 
-def test_spawn_iterable_split():
-    loader = DataLoader(Stream(7), batch_size=2, num_workers=2, multiprocessing_context="spawn")
+def test_spawn_iterable_split_with_a_context_object():
+    context = torch.multiprocessing.get_context("spawn")
+    loader = DataLoader(Stream(7), batch_size=2, num_workers=2, multiprocessing_context=context)
     assert [b.tolist() for b in loader] == [[0, 2], [1, 3], [4, 6], [5]]
 
 
