@@ -246,6 +246,24 @@ def test_workers_tensor_dataset_matches_numpy():
     np.testing.assert_array_equal(torch.cat([x for x, _ in batches]).numpy(), X)
 
 
+def test_big_tasks_and_batches_do_not_deadlock():
+    # Index lists and batches bigger than a pipe's buffer, several in flight per worker: the
+    # main process must never block writing a task while a worker blocks writing a batch.
+    def give_up(signum, frame):
+        raise TimeoutError("DataLoader deadlocked")
+
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(60)
+    try:
+        n = 1600000  # 1.6 MB tasks (pickled index lists), 1.6 MB batches
+        loader = DataLoader(TensorDataset(torch.arange(n)), batch_size=200000, num_workers=2)
+        got = torch.cat([b for (b,) in loader])
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert torch.equal(got, torch.arange(n))
+
+
 def test_iterable_dataset_split_across_workers():
     loader = DataLoader(Stream(11), batch_size=2, num_workers=2)
     batches = [b.tolist() for b in loader]
@@ -451,7 +469,9 @@ def test_workers_exit_when_the_main_process_is_killed():
         """
         import os, signal, sys, torch
         from torch.utils.data import DataLoader, TensorDataset
-        it = iter(DataLoader(TensorDataset(torch.arange(100)), num_workers=2))
+        # 4 MB batches: the workers are blocked sending theirs when the main process dies
+        loader = DataLoader(TensorDataset(torch.zeros(100, 100000)), batch_size=10, num_workers=2)
+        it = iter(loader)
         next(it)
         print(*(w.pid for w in it._workers), flush=True)
         os.kill(os.getpid(), signal.SIGKILL)

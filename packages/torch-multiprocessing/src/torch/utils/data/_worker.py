@@ -6,13 +6,15 @@ import pickle
 import random
 import signal
 import sys
+import threading
+import time
 import traceback
 
 import torch
 
 __all__ = ["WorkerInfo", "get_worker_info"]
 
-# How often (s) an idle worker checks that the main process still exists.
+# How often (s) a worker checks that the main process still exists.
 _PARENT_CHECK_INTERVAL = 2.0
 
 _worker_info = None
@@ -100,8 +102,18 @@ def _seed_everything(seed):
         numpy.random.seed(seed % 2**32)
 
 
+def _exit_when_orphaned(parent_pid):
+    # A thread, so that it works wherever the loop is blocked (on a task, or sending a batch
+    # nobody will read): if the main process died without shutting us down, leave.
+    while True:
+        time.sleep(_PARENT_CHECK_INTERVAL)
+        if os.getppid() != parent_pid:
+            os._exit(0)
+
+
 def worker_loop(
-    conn,
+    task_queue,
+    result_conn,
     dataset,
     iterable,
     auto_collation,
@@ -112,8 +124,9 @@ def worker_loop(
     worker_id,
     num_workers,
 ):
-    """Serves (epoch, idx, index) tasks from ``conn`` until it receives None; answers each
-    with (epoch, idx, batch | ExceptionWrapper | StopMarker), in the order received."""
+    """Serves (epoch, idx, index) tasks from ``task_queue`` until it receives None; answers
+    each on ``result_conn`` with (epoch, idx, batch | ExceptionWrapper | StopMarker), in the
+    order received."""
     global _worker_info
     from torch.utils.data._fetch import make_fetcher
 
@@ -136,11 +149,10 @@ def worker_loop(
     except Exception:
         init_error = ExceptionWrapper(sys.exc_info(), where)
 
+    threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), daemon=True).start()
+
     while True:
-        while not conn.poll(_PARENT_CHECK_INTERVAL):
-            if os.getppid() != parent_pid:  # the main process died without shutting us down
-                return
-        task = conn.recv()
+        task = task_queue.get()
         if task is None:
             return
         if isinstance(task, ResumeIteration):
@@ -159,7 +171,7 @@ def worker_loop(
                 else:
                     data = ExceptionWrapper(sys.exc_info(), where)
         try:
-            conn.send((epoch, idx, data))
+            result_conn.send((epoch, idx, data))
         except Exception:  # the batch cannot be pickled or put in shared memory: say so
-            conn.send((epoch, idx, ExceptionWrapper(sys.exc_info(), where)))
+            result_conn.send((epoch, idx, ExceptionWrapper(sys.exc_info(), where)))
         del data

@@ -1,15 +1,18 @@
 """DataLoader: batches from a dataset, in the main process or in worker processes.
 
-With ``num_workers > 0`` each worker owns a duplex ``Pipe`` to the main process. The main
-process deals tasks (epoch, idx, indices) round robin, at most ``prefetch_factor`` per worker
-ahead, and reads the answer to task ``idx`` from the pipe of the worker that got it: a worker
-answers its tasks in order, so batches come out in sampler order with no reordering buffer.
-While it waits it also watches the worker's process sentinel, so a dead worker is reported at
-once instead of hanging. Pipes pickle with multiprocessing's ForkingPickler, so the tensor
-reductions registered by ``torch.multiprocessing`` (shared memory) apply to batches.
+With ``num_workers > 0`` each worker has a task ``Queue`` and a result ``Pipe`` of its own.
+The main process deals tasks (epoch, idx, indices) round robin, about ``prefetch_factor`` per
+worker ahead, and reads the answer to task ``idx`` from the pipe of the worker that got it: a
+worker answers its tasks in order, so batches come out in sampler order with no reordering
+buffer. While it waits it also watches the worker's process sentinel, so a dead worker is
+reported at once instead of hanging. Tasks go through a Queue because its put never blocks
+(a feeder thread writes): a main process blocked writing a big task to a worker that is itself
+blocked writing a batch back would deadlock. Pipes and queues pickle with multiprocessing's
+ForkingPickler, so the tensor reductions of ``torch.multiprocessing`` (shared memory) apply.
 """
 
 import math
+import os
 import pickle
 import signal
 import time
@@ -284,17 +287,20 @@ class _MultiProcessIter:
     def __init__(self, loader):
         self._loader = loader
         self._closed = True  # until the workers exist
-        self._workers, self._conns = [], []
+        self._owner_pid = os.getpid()
+        self._workers, self._task_queues, self._conns = [], [], []
         context = loader.multiprocessing_context or multiprocessing.get_context()
         base_seed = int(
             torch.randint(0, 2**62, (), dtype=torch.int64, generator=loader.generator).item()
         )
         try:
             for worker_id in range(loader.num_workers):
-                conn, worker_conn = context.Pipe()
+                task_queue = context.Queue()
+                conn, worker_conn = context.Pipe(duplex=False)
                 process = context.Process(
                     target=worker_loop,
                     args=(
+                        task_queue,
                         worker_conn,
                         loader.dataset,
                         loader._iterable,
@@ -308,6 +314,7 @@ class _MultiProcessIter:
                     ),
                     daemon=True,
                 )
+                self._task_queues.append(task_queue)
                 self._conns.append(conn)
                 try:
                     process.start()
@@ -339,12 +346,12 @@ class _MultiProcessIter:
         self._active = [True] * loader.num_workers  # False once its stream is exhausted
         self._next_worker = 0
         if not first:
-            for worker_id, (conn, process) in enumerate(zip(self._conns, self._workers)):
+            for worker_id, process in enumerate(self._workers):
                 if not process.is_alive():  # died between epochs
                     message = _death_message(worker_id, process)
                     self._shutdown()
                     raise _WorkerFailure(message)
-                conn.send(ResumeIteration())
+                self._task_queues[worker_id].put(ResumeIteration())
         for _ in range(loader.prefetch_factor * loader.num_workers):
             self._send_task()
 
@@ -361,10 +368,7 @@ class _MultiProcessIter:
             index = next(self._sampler_iter)
         except StopIteration:
             return
-        try:
-            self._conns[worker_id].send((self._epoch, self._send_idx, index))
-        except OSError:  # the worker is dead: _receive reports it when its turn comes
-            pass
+        self._task_queues[worker_id].put((self._epoch, self._send_idx, index))
         self._task_worker[self._send_idx] = worker_id
         self._send_idx += 1
 
@@ -427,13 +431,12 @@ class _MultiProcessIter:
 
     def _shutdown(self):
         self._closed = True
-        if not self._conns:
+        if not self._conns or os.getpid() != self._owner_pid:
+            # Nothing started; or we are a forked child (a worker of another loader) that
+            # inherited this iterator: its workers are not ours to stop.
             return
-        for conn in self._conns:
-            try:
-                conn.send(None)
-            except OSError:  # that worker is gone already
-                pass
+        for task_queue in self._task_queues:
+            task_queue.put(None)
         deadline = time.monotonic() + _SHUTDOWN_GRACE_S
         for conn, process in zip(self._conns, self._workers):
             # Drain answers still on the way: a worker blocked sending one never reads None.
@@ -455,7 +458,10 @@ class _MultiProcessIter:
             process.join()
         for conn in self._conns:
             conn.close()
-        self._workers, self._conns = [], []
+        for task_queue in self._task_queues:
+            task_queue.cancel_join_thread()  # a dead worker's unread tasks must not block exit
+            task_queue.close()
+        self._workers, self._task_queues, self._conns = [], [], []
 
     def __del__(self):
         try:
