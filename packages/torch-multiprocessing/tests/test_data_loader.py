@@ -219,6 +219,7 @@ def test_settings_are_frozen_after_construction():
         ({"num_workers": 1, "multiprocessing_context": "nope"}, ValueError, "start method"),
         ({"num_workers": 1, "multiprocessing_context": 3}, TypeError, "multiprocessing_context"),
         ({"collate_fn": 3}, TypeError, "collate_fn"),
+        ({"multiprocessing_context": "fork"}, ValueError, "num_workers=0"),
     ],
 )
 def test_bad_arguments(kwargs, error, match):

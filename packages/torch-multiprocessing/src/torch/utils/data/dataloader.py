@@ -200,7 +200,12 @@ class DataLoader:
 
     @multiprocessing_context.setter
     def multiprocessing_context(self, context):
-        if context is not None and self.num_workers > 0:
+        if context is not None and self.num_workers == 0:
+            raise ValueError(
+                "DataLoader: multiprocessing_context only applies to worker processes; leave "
+                "it None when num_workers=0"
+            )
+        if context is not None:
             if isinstance(context, str):
                 methods = multiprocessing.get_all_start_methods()
                 if context not in methods:
