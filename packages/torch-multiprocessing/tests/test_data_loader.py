@@ -284,6 +284,21 @@ def test_iterable_dataset_split_across_workers():
     assert dropped == [[0, 2], [1, 3], [4, 6], [5, 7], [8, 10]]
 
 
+class BrokenStream(IterableDataset):
+    def __iter__(self):
+        raise OSError("stream unavailable")
+
+
+def test_worker_init_fn_and_iter_errors_are_reported():
+    def init(worker_id):
+        raise ValueError(f"no setup for worker {worker_id}")
+
+    with pytest.raises(ValueError, match="(?s)worker process 0.*no setup for worker 0"):
+        next(iter(DataLoader(Squares(4), num_workers=1, worker_init_fn=init)))
+    with pytest.raises(OSError, match="(?s)in __iter__.*stream unavailable"):
+        next(iter(DataLoader(BrokenStream(), num_workers=1)))
+
+
 def test_worker_exception_carries_type_and_traceback():
     loader = DataLoader(Squares(8, bad=5), batch_size=2, num_workers=2)
     it = iter(loader)
@@ -365,6 +380,17 @@ def test_garbage_collected_iterator_stops_its_workers():
     del it
     gc.collect()
     assert not any(alive(pid) for pid in pids)
+    # in a reference cycle, collected with its queues and processes: still a clean exit
+    it = iter(DataLoader(Squares(50), num_workers=2))
+    next(it)
+    workers = list(it._workers)
+    cycle = [it]
+    cycle.append(cycle)
+    del it, cycle
+    start = time.monotonic()
+    gc.collect()
+    assert time.monotonic() - start < 1.5
+    assert [w.exitcode for w in workers] == [0, 0]  # exited on request, not terminated
 
 
 def test_keyboard_interrupt_shuts_workers_down():

@@ -130,6 +130,10 @@ def worker_loop(
     global _worker_info
     from torch.utils.data._fetch import make_fetcher
 
+    # The process that started us: the main process, or forkserver's server. Either way, if
+    # it goes away we are re-parented and the pid changes.
+    parent_pid = os.getppid()
+    threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), daemon=True).start()
     # Ctrl-C reaches the whole process group: the main process handles it and shuts us down.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)  # workers run in parallel already; also keeps OpenMP fork-safe
@@ -137,31 +141,32 @@ def worker_loop(
     _seed_everything(seed)
     _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
     where = f"in DataLoader worker process {worker_id}"
-    # The process that started us: the main process, or forkserver's server. Either way, if
-    # it goes away we are re-parented and the pid changes.
-    parent_pid = os.getppid()
 
-    init_error = fetcher = None
+    def start_epoch():
+        # (fetcher, None), or (None, the error every task of this epoch answers with)
+        try:
+            return make_fetcher(dataset, iterable, auto_collation, collate_fn, drop_last), None
+        except Exception:  # e.g. iter(dataset) raised
+            return None, ExceptionWrapper(sys.exc_info(), where)
+
+    init_error = None
     try:
         if worker_init_fn is not None:
             worker_init_fn(worker_id)
-        fetcher = make_fetcher(dataset, iterable, auto_collation, collate_fn, drop_last)
     except Exception:
         init_error = ExceptionWrapper(sys.exc_info(), where)
-
-    threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), daemon=True).start()
+    fetcher, epoch_error = start_epoch()
 
     while True:
         task = task_queue.get()
         if task is None:
             return
         if isinstance(task, ResumeIteration):
-            if init_error is None:
-                fetcher = make_fetcher(dataset, iterable, auto_collation, collate_fn, drop_last)
+            fetcher, epoch_error = start_epoch()
             continue
         epoch, idx, index = task
-        if init_error is not None:
-            data = init_error
+        if init_error is not None or epoch_error is not None:
+            data = init_error or epoch_error
         else:
             try:
                 data = fetcher.fetch(index)

@@ -16,6 +16,7 @@ import os
 import pickle
 import signal
 import time
+import weakref
 from multiprocessing.connection import wait as _wait_any
 
 import torch
@@ -292,8 +293,13 @@ class _MultiProcessIter:
     def __init__(self, loader):
         self._loader = loader
         self._closed = True  # until the workers exist
-        self._owner_pid = os.getpid()
         self._workers, self._task_queues, self._conns = [], [], []
+        # Stops the workers when called, or when this iterator is garbage collected. A
+        # finalizer, not __del__: it holds the queues, pipes and processes itself, so they are
+        # still usable when a garbage cycle containing the iterator is collected.
+        self._stop = weakref.finalize(
+            self, _stop_workers, self._workers, self._task_queues, self._conns, os.getpid()
+        )
         context = loader.multiprocessing_context or multiprocessing.get_context()
         base_seed = int(
             torch.randint(0, 2**62, (), dtype=torch.int64, generator=loader.generator).item()
@@ -436,43 +442,41 @@ class _MultiProcessIter:
 
     def _shutdown(self):
         self._closed = True
-        if not self._conns or os.getpid() != self._owner_pid:
-            # Nothing started; or we are a forked child (a worker of another loader) that
-            # inherited this iterator: its workers are not ours to stop.
-            return
-        for task_queue in self._task_queues:
-            task_queue.put(None)
-        deadline = time.monotonic() + _SHUTDOWN_GRACE_S
-        for conn, process in zip(self._conns, self._workers):
-            # Drain answers still on the way: a worker blocked sending one never reads None.
-            while process.is_alive():
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                ready = _wait_any([conn, process.sentinel], remaining)
-                if conn in ready:
-                    try:  # unpickled, so that its shared memory is released
-                        conn.recv()
-                    except Exception:  # EOF, or its sender exited already: nothing to release
-                        process.join(0.1)
-            if process.is_alive():
-                process.terminate()
-                process.join(1.0)
-                if process.is_alive():
-                    process.kill()
-            process.join()
-        for conn in self._conns:
-            conn.close()
-        for task_queue in self._task_queues:
-            task_queue.cancel_join_thread()  # a dead worker's unread tasks must not block exit
-            task_queue.close()
-        self._workers, self._task_queues, self._conns = [], [], []
+        self._stop()
 
-    def __del__(self):
-        try:
-            self._shutdown()
-        except Exception:  # interpreter shutdown: modules may be gone already
-            pass
+
+def _stop_workers(workers, task_queues, conns, owner_pid):
+    """Asks the workers to exit, gives them a moment, then terminates any left; empties the
+    lists. Does nothing in a forked child (a worker of another loader) that inherited them."""
+    if os.getpid() != owner_pid:
+        return
+    for task_queue in task_queues:
+        task_queue.put(None)
+    deadline = time.monotonic() + _SHUTDOWN_GRACE_S
+    for conn, process in zip(conns, workers):
+        # Drain answers still on the way: a worker blocked sending one never reads None.
+        while process.is_alive():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            ready = _wait_any([conn, process.sentinel], remaining)
+            if conn in ready:
+                try:  # unpickled, so that its shared memory is released
+                    conn.recv()
+                except Exception:  # EOF, or its sender exited already: nothing to release
+                    process.join(0.1)
+        if process.is_alive():
+            process.terminate()
+            process.join(1.0)
+            if process.is_alive():
+                process.kill()
+        process.join()
+    for conn in conns:
+        conn.close()
+    for task_queue in task_queues:
+        task_queue.cancel_join_thread()  # a dead worker's unread tasks must not block exit
+        task_queue.close()
+    del workers[:], task_queues[:], conns[:]
 
 
 class _WorkerFailure(RuntimeError):
