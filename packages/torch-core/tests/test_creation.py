@@ -341,3 +341,34 @@ def test_manual_seed_returns_a_generator_and_initial_seed():
     assert torch.initial_seed() == 42
     gen = torch.Generator().manual_seed(5)
     assert isinstance(gen, torch.Generator) and gen.initial_seed() == 5
+
+
+@pytest.mark.parametrize(
+    "value, dtype",
+    [
+        (np.float64(2.5), torch.float64),
+        (np.float32(2.5), torch.float32),
+        (np.int32(3), torch.int32),
+        (np.uint8(4), torch.uint8),
+        (np.bool_(True), torch.bool),
+    ],
+)
+def test_numpy_scalars_keep_their_dtype(value, dtype):
+    for make in (torch.tensor, torch.as_tensor):
+        t = make(value)
+        assert t.dtype == dtype and t.shape == () and t.item() == value.item()
+    assert torch.tensor(value, dtype=torch.float32).dtype == torch.float32
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int32, torch.int64, torch.float32, torch.bool])
+def test_random_without_bounds_covers_the_dtype_range(dtype):
+    torch.manual_seed(0)
+    t = torch.empty(4000, dtype=dtype).random_()
+    values = t.double() if dtype != torch.bool else t.to(torch.float64)
+    top = {torch.uint8: 255, torch.int32: 2**31 - 1, torch.int64: 2**63 - 1}.get(dtype)
+    if dtype == torch.float32:
+        top = 2**24
+    if dtype == torch.bool:
+        top = 1
+    assert values.min().item() >= 0 and values.max().item() <= top
+    assert values.max().item() > top / 2  # spread over the whole range, not a corner of it

@@ -62,6 +62,13 @@ def _is_ndarray(x):
     return type(x).__module__ == "numpy" and type(x).__name__ == "ndarray"
 
 
+def _numpy_scalar_array(x):
+    """A NumPy scalar (np.float64(2), ...) as a 0-d array, which keeps its dtype; else None."""
+    if type(x).__module__ == "numpy" and hasattr(x, "dtype") and hasattr(x, "__array__"):
+        return x.__array__()
+    return None
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (nested lists, numbers, arrays or tensors).
 
@@ -70,8 +77,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     """
     if isinstance(data, Tensor):
         t = data._alias()._to_dtype(dtype or data.dtype, True)
-    elif _is_ndarray(data):
-        t = _C.from_numpy(data).clone()
+    elif _is_ndarray(data) or _numpy_scalar_array(data) is not None:
+        array = data if _is_ndarray(data) else _numpy_scalar_array(data)
+        t = _C.from_numpy(array).clone()
         if dtype is not None:
             t = t._to_dtype(dtype, False)
     else:

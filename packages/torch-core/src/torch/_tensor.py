@@ -152,7 +152,10 @@ def random_(self, from_=0, to=None, *, generator=None):
 def _max_random(dtype):
     if dtype.is_floating_point:
         return 2 ** {2: 11, 4: 24, 8: 53}[dtype.itemsize] + (1 if dtype.itemsize == 2 else 0)
-    return 2 if dtype == _C.bool else iinfo(dtype).max + 1
+    if dtype == _C.bool:
+        return 2
+    # the core takes an int64 bound: int64 draws stop one short of its max (odds 2^-63)
+    return min(iinfo(dtype).max + 1, 2**63 - 1)
 
 
 @_method
