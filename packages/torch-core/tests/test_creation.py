@@ -360,7 +360,9 @@ def test_numpy_scalars_keep_their_dtype(value, dtype):
     assert torch.tensor(value, dtype=torch.float32).dtype == torch.float32
 
 
-@pytest.mark.parametrize("dtype", [torch.uint8, torch.int32, torch.int64, torch.float32, torch.bool])
+@pytest.mark.parametrize(
+    "dtype", [torch.uint8, torch.int32, torch.int64, torch.float32, torch.bool]
+)
 def test_random_without_bounds_covers_the_dtype_range(dtype):
     torch.manual_seed(0)
     t = torch.empty(4000, dtype=dtype).random_()
