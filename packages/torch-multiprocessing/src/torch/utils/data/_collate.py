@@ -15,7 +15,7 @@ def _is_numpy(x):
 
 
 def _from_numpy(x):
-    # via an ndarray: torch.as_tensor would read a NumPy scalar (np.float64) as a Python number
+    # via one ndarray: a list of NumPy scalars becomes one array of their dtype
     return torch.as_tensor(sys.modules["numpy"].asarray(x))
 
 
