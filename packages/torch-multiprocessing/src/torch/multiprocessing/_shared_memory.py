@@ -28,7 +28,11 @@ import struct
 import threading
 import weakref
 from mmap import mmap
-from multiprocessing import reduction, resource_tracker, util
+
+# resource_sharer: reduction.DupFd imports it on first use, which may be in a Queue's feeder
+# thread; a fork meanwhile would give the child that module's import lock, held for ever (the
+# child then hangs unpickling its first tensor). Imported now, before any thread or fork.
+from multiprocessing import reduction, resource_sharer, resource_tracker, util  # noqa: F401
 
 import torch
 
