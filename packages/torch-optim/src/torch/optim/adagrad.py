@@ -7,6 +7,7 @@ from .optimizer import (
     _check_nonnegative,
     _check_not_differentiable,
     _closure_loss,
+    _next_step,
     _regularized_grad,
 )
 
@@ -82,9 +83,7 @@ class Adagrad(Optimizer):
                 if not state:  # a group added after construction
                     self._init_state(state, p, group)
                 grad = _regularized_grad(p, grad, maximize, weight_decay)
-                step_t = state["step"]
-                step_t += 1
-                clr = lr / (1 + (step_t.item() - 1) * lr_decay)
+                clr = lr / (1 + (_next_step(state) - 1) * lr_decay)
                 scratch = torch.mul(grad, grad)
                 state["sum"].add_(scratch)
                 std = torch.sqrt(state["sum"], out=scratch).add_(eps)

@@ -8,6 +8,7 @@ from .optimizer import (
     _check_nonnegative,
     _check_not_differentiable,
     _closure_loss,
+    _next_step,
     _regularized_grad,
 )
 
@@ -69,11 +70,10 @@ class Adamax(Optimizer):
                     state["exp_avg"] = torch.zeros_like(p)
                     state["exp_inf"] = torch.zeros_like(p)
                 grad = _regularized_grad(p, grad, maximize, weight_decay)
-                step_t = state["step"]
-                step_t += 1
+                step = _next_step(state)
                 exp_avg = state["exp_avg"]
                 exp_inf = state["exp_inf"]
                 exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
                 exp_inf.mul_(beta2).maximum_(grad.abs().add_(eps))
-                p.add_(exp_avg.div(exp_inf), alpha=-lr / (1 - beta1 ** step_t.item()))
+                p.add_(exp_avg.div(exp_inf), alpha=-lr / (1 - beta1**step))
         return loss

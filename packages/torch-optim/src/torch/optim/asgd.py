@@ -7,6 +7,7 @@ from .optimizer import (
     _check_nonnegative,
     _check_not_differentiable,
     _closure_loss,
+    _next_step,
     _regularized_grad,
 )
 
@@ -71,9 +72,7 @@ class ASGD(Optimizer):
                     state["mu"] = torch.tensor(1.0)
                     state["ax"] = torch.zeros_like(p)
                 grad = _regularized_grad(p, grad, maximize, weight_decay)
-                step_t = state["step"]
-                step_t += 1
-                step = step_t.item()
+                step = _next_step(state)
                 eta = state["eta"].item()
                 mu = state["mu"].item()
                 p.mul_(1 - lambd * eta).add_(grad, alpha=-eta)

@@ -10,6 +10,7 @@ from .optimizer import (
     _check_nonnegative,
     _check_not_differentiable,
     _closure_loss,
+    _next_step,
     _regularized_grad,
     _update_moments,
 )
@@ -83,9 +84,7 @@ class NAdam(Optimizer):
                     state["exp_avg"] = torch.zeros_like(p)
                     state["exp_avg_sq"] = torch.zeros_like(p)
                 grad = _regularized_grad(p, grad, maximize, weight_decay, lr, decoupled)
-                step_t = state["step"]
-                step_t += 1
-                step = step_t.item()
+                step = _next_step(state)
                 mu = beta1 * (1 - 0.5 * 0.96 ** (step * momentum_decay))
                 mu_next = beta1 * (1 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
                 mu_product = state["mu_product"]

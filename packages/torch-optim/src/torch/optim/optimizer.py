@@ -67,6 +67,13 @@ def _regularized_grad(p, grad, maximize, weight_decay, lr=0.0, decoupled=False):
     return grad
 
 
+def _next_step(state):
+    """Count one more step in ``state["step"]`` (a tensor, as PyTorch keeps it); its number."""
+    step_t = state["step"]
+    step_t += 1
+    return step_t.item()
+
+
 def _update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2):
     """Adam's running averages of g and g^2, in place; returns the g^2 buffer for reuse.
     Binary in-place ops: the core's lerp_/addcmul_ are several times slower."""

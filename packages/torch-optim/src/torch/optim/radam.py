@@ -10,6 +10,7 @@ from .optimizer import (
     _check_nonnegative,
     _check_not_differentiable,
     _closure_loss,
+    _next_step,
     _regularized_grad,
     _update_moments,
 )
@@ -81,9 +82,7 @@ class RAdam(Optimizer):
                     state["exp_avg"] = torch.zeros_like(p)
                     state["exp_avg_sq"] = torch.zeros_like(p)
                 grad = _regularized_grad(p, grad, maximize, weight_decay, lr, decoupled)
-                step_t = state["step"]
-                step_t += 1
-                step = step_t.item()
+                step = _next_step(state)
                 exp_avg = state["exp_avg"]
                 exp_avg_sq = state["exp_avg_sq"]
                 scratch = _update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
