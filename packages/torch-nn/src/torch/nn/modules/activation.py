@@ -15,8 +15,41 @@ __all__ = [
 ]  # fmt: skip
 
 
-def _inplace_str(inplace):
-    return "inplace=True" if inplace else ""
+def _with_inplace(text, inplace):
+    """An extra_repr: ``text``, then ``inplace=True`` when set (PyTorch's order)."""
+    return ", ".join(part for part in (text, "inplace=True" if inplace else "") if part)
+
+
+class _Pointwise(Module):
+    """An activation that is ``function(input, inplace)``."""
+
+    function = None  # a staticmethod of torch.nn.functional's, per subclass
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return self.function(input, self.inplace)
+
+    def extra_repr(self):
+        return _with_inplace("", self.inplace)
+
+
+class _AlphaPointwise(Module):
+    """An activation that is ``function(input, alpha, inplace)`` (ELU, CELU)."""
+
+    function = None
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return self.function(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return _with_inplace(f"alpha={self.alpha}", self.inplace)
 
 
 class Threshold(Module):
@@ -30,22 +63,14 @@ class Threshold(Module):
         return F.threshold(input, self.threshold, self.value, self.inplace)
 
     def extra_repr(self):
-        s = f"threshold={self.threshold}, value={self.value}"
-        return s + (", inplace=True" if self.inplace else "")
+        return _with_inplace(f"threshold={self.threshold}, value={self.value}", self.inplace)
 
 
-class ReLU(Module):
+class ReLU(_Pointwise):
     """y = max(0, x)."""
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
 
     def forward(self, input):
         return input.relu_() if self.inplace else torch.relu(input)
-
-    def extra_repr(self):
-        return _inplace_str(self.inplace)
 
 
 class RReLU(Module):
@@ -59,9 +84,7 @@ class RReLU(Module):
         return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self):
-        return f"lower={self.lower}, upper={self.upper}" + (
-            ", inplace=True" if self.inplace else ""
-        )
+        return _with_inplace(f"lower={self.lower}, upper={self.upper}", self.inplace)
 
 
 class Hardtanh(Module):
@@ -88,8 +111,7 @@ class Hardtanh(Module):
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self):
-        s = f"min_val={self.min_val}, max_val={self.max_val}"
-        return s + (", inplace=True" if self.inplace else "")
+        return _with_inplace(f"min_val={self.min_val}, max_val={self.max_val}", self.inplace)
 
 
 class ReLU6(Hardtanh):
@@ -99,7 +121,7 @@ class ReLU6(Hardtanh):
         super().__init__(0.0, 6.0, inplace)
 
     def extra_repr(self):
-        return _inplace_str(self.inplace)
+        return _with_inplace("", self.inplace)
 
 
 class Sigmoid(Module):
@@ -112,96 +134,52 @@ class Tanh(Module):
         return torch.tanh(input)
 
 
-class Hardsigmoid(Module):
+class Hardsigmoid(_Pointwise):
     """y = relu6(x + 3) / 6."""
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
+    function = staticmethod(F.hardsigmoid)
 
-    def forward(self, input):
-        return F.hardsigmoid(input, self.inplace)
+    def extra_repr(self):  # PyTorch prints no inplace flag for this one
+        return ""
 
 
-class SiLU(Module):
+class SiLU(_Pointwise):
     """y = x * sigmoid(x) (also called swish)."""
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.silu(input, self.inplace)
-
-    def extra_repr(self):
-        return _inplace_str(self.inplace)
+    function = staticmethod(F.silu)
 
 
-class Mish(Module):
+class Mish(_Pointwise):
     """y = x * tanh(softplus(x))."""
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.mish(input, self.inplace)
-
-    def extra_repr(self):
-        return _inplace_str(self.inplace)
+    function = staticmethod(F.mish)
 
 
-class Hardswish(Module):
+class Hardswish(_Pointwise):
     """y = x * relu6(x + 3) / 6."""
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
+    function = staticmethod(F.hardswish)
 
-    def forward(self, input):
-        return F.hardswish(input, self.inplace)
+    def extra_repr(self):  # PyTorch prints no inplace flag for this one
+        return ""
 
 
-class ELU(Module):
+class ELU(_AlphaPointwise):
     """y = x if x > 0 else alpha * (exp(x) - 1)."""
 
-    def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha, self.inplace = alpha, inplace
-
-    def forward(self, input):
-        return F.elu(input, self.alpha, self.inplace)
-
-    def extra_repr(self):
-        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+    function = staticmethod(F.elu)
 
 
-class CELU(Module):
+class CELU(_AlphaPointwise):
     """y = x if x > 0 else alpha * (exp(x / alpha) - 1)."""
 
-    def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha, self.inplace = alpha, inplace
-
-    def forward(self, input):
-        return F.celu(input, self.alpha, self.inplace)
-
-    def extra_repr(self):
-        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+    function = staticmethod(F.celu)
 
 
-class SELU(Module):
+class SELU(_Pointwise):
     """y = scale * elu(x, alpha), with the self-normalising constants."""
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.selu(input, self.inplace)
-
-    def extra_repr(self):
-        return _inplace_str(self.inplace)
+    function = staticmethod(F.selu)
 
 
 class GLU(Module):
@@ -255,7 +233,7 @@ class LeakyReLU(Module):
         return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self):
-        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+        return _with_inplace(f"negative_slope={self.negative_slope}", self.inplace)
 
 
 class LogSigmoid(Module):
