@@ -127,7 +127,7 @@ void adam_update(const Tensor& p, const Tensor& grad, const Tensor& exp_avg,
   const int64_t n = p.numel();
   const int nt = n >= kGrain ? get_num_threads() : 1;
   const int64_t chunk = (n + nt - 1) / nt;
-  auto run = [&](auto z) {
+  visit_float(p.dtype(), [&](auto z) {
     using T = decltype(z);
     T* mx = max_exp_avg_sq.defined() ? max_exp_avg_sq.data_as<T>() : nullptr;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
@@ -137,11 +137,7 @@ void adam_update(const Tensor& p, const Tensor& grad, const Tensor& exp_avg,
                     exp_avg_sq.data_as<T>() + i0, mx ? mx + i0 : nullptr, len, T(beta1),
                     T(1 - beta1), T(beta2), T(1 - beta2), T(step_size), T(eps));
     }
-  };
-  if (p.dtype() == ScalarType::Float)
-    run(float());
-  else
-    run(double());
+  });
   for (const Tensor* t : {&p, &exp_avg, &exp_avg_sq, &max_exp_avg_sq})
     if (t->defined()) t->bump_version();
 }

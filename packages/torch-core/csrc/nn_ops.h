@@ -96,6 +96,15 @@ using DoubleList = std::vector<double>;
 // Raises TypeError unless t is float32 or float64.
 void check_float(const Tensor& t, const char* op, const char* arg = "input");
 
+// f(float()) or f(double()) by t (a checked float dtype): instantiates a kernel per dtype.
+template <class F>
+void visit_float(ScalarType t, const F& f) {
+  if (t == ScalarType::Float)
+    f(float());
+  else
+    f(double());
+}
+
 // ---------------------------------------------------------------- pooling (nn_pool.cpp)
 // (values, flat index of the max within each input plane)
 std::pair<Tensor, Tensor> max_pool(const Tensor& x, const IntList& kernel, const IntList& stride,

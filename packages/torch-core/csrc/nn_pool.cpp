@@ -299,14 +299,6 @@ void avg_kernel(const Geometry& g, const T* src, T* dst, bool backward, bool cou
   });
 }
 
-template <class F>
-void dispatch_float(ScalarType t, const F& f) {
-  if (t == ScalarType::Float)
-    f(float());
-  else
-    f(double());
-}
-
 std::string pool_name(const char* kind, int64_t D) { return cat_str(kind, D, "d"); }
 
 Tensor zeros_shape(const IntList& shape, ScalarType dt) {
@@ -340,7 +332,7 @@ std::pair<Tensor, Tensor> max_pool(const Tensor& x, const IntList& kernel, const
   pool_dims(g, kernel, stride, padding, dilation, ceil_mode, false, x, op.c_str());
   Tensor xc = contiguous(x), y = empty(out_shape(x, g), x.dtype());
   Tensor idx = empty(y.sizes(), ScalarType::Long);
-  dispatch_float(x.dtype(), [&](auto t) {
+  visit_float(x.dtype(), [&](auto t) {
     using T = decltype(t);
     max_kernel<T>(g, xc.data_as<T>(), y.data_as<T>(), idx.data_as<int64_t>());
   });
@@ -354,7 +346,7 @@ std::pair<Tensor, Tensor> adaptive_max_pool(const Tensor& x, const IntList& out_
   adaptive_dims(g, out_size, op.c_str());
   Tensor xc = contiguous(x), y = empty(out_shape(x, g), x.dtype());
   Tensor idx = empty(y.sizes(), ScalarType::Long);
-  dispatch_float(x.dtype(), [&](auto t) {
+  visit_float(x.dtype(), [&](auto t) {
     using T = decltype(t);
     max_kernel<T>(g, xc.data_as<T>(), y.data_as<T>(), idx.data_as<int64_t>());
   });
@@ -381,7 +373,7 @@ Tensor max_pool_backward(const Tensor& g, const Tensor& indices, const IntList& 
   Tensor gc = contiguous(g), ic = contiguous(indices);
   const int64_t* id = ic.data_as<int64_t>();
   bool bad = false;
-  dispatch_float(g.dtype(), [&](auto t) {
+  visit_float(g.dtype(), [&](auto t) {
     using T = decltype(t);
     const T* gp = gc.data_as<T>();
     T* xp = gx.data_as<T>();
@@ -411,7 +403,7 @@ Tensor avg_pool(const Tensor& x, const IntList& kernel, const IntList& stride,
   Geometry g = start_geometry(x, D, op.c_str());
   pool_dims(g, kernel, stride, padding, {1}, ceil_mode, true, x, op.c_str());
   Tensor xc = contiguous(x), y = empty(out_shape(x, g), x.dtype());
-  dispatch_float(x.dtype(), [&](auto t) {
+  visit_float(x.dtype(), [&](auto t) {
     using T = decltype(t);
     avg_kernel<T>(g, xc.data_as<T>(), y.data_as<T>(), false, count_include_pad, divisor_override);
   });
@@ -428,7 +420,7 @@ Tensor avg_pool_backward(const Tensor& g, const IntList& in_shape, const IntList
   pool_dims(geo, kernel, stride, padding, {1}, ceil_mode, true, gx, op.c_str());
   check_out(g, out_shape(gx, geo), op.c_str());
   Tensor gc = contiguous(g);
-  dispatch_float(g.dtype(), [&](auto t) {
+  visit_float(g.dtype(), [&](auto t) {
     using T = decltype(t);
     avg_kernel<T>(geo, gc.data_as<T>(), gx.data_as<T>(), true, count_include_pad, divisor_override);
   });
@@ -441,7 +433,7 @@ Tensor adaptive_avg_pool(const Tensor& x, const IntList& out_size) {
   Geometry g = start_geometry(x, D, op.c_str());
   adaptive_dims(g, out_size, op.c_str());
   Tensor xc = contiguous(x), y = empty(out_shape(x, g), x.dtype());
-  dispatch_float(x.dtype(), [&](auto t) {
+  visit_float(x.dtype(), [&](auto t) {
     using T = decltype(t);
     avg_kernel<T>(g, xc.data_as<T>(), y.data_as<T>(), false, false, 0);
   });
@@ -458,7 +450,7 @@ Tensor adaptive_avg_pool_backward(const Tensor& g, const IntList& in_shape, int6
   Geometry geo = start_geometry(gx, D, op.c_str());
   adaptive_dims(geo, out_size, op.c_str());
   Tensor gc = contiguous(g);
-  dispatch_float(g.dtype(), [&](auto t) {
+  visit_float(g.dtype(), [&](auto t) {
     using T = decltype(t);
     avg_kernel<T>(geo, gc.data_as<T>(), gx.data_as<T>(), true, false, 0);
   });

@@ -53,14 +53,6 @@ void check_rows(const Tensor& t, int64_t rows, int64_t width, ScalarType dt, con
 }
 
 template <class F>
-void visit_float(ScalarType t, const F& f) {
-  if (t == ScalarType::Float)
-    f(float());
-  else
-    f(double());
-}
-
-template <class F>
 void for_rows(int64_t rows, int64_t width, const F& f) {
   int nt = rows * width >= kGrain ? get_num_threads() : 1;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
