@@ -416,24 +416,18 @@ def storage(self):
     return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype)
 
 
-def _sharing():
-    try:
-        import torch.multiprocessing as mp
-    except ImportError:
-        raise ImportError(
-            "shared-memory tensors need the torch-multiprocessing package "
-            "(pip install torch-multiprocessing)"
-        ) from None
-    return mp
-
-
 @_method
 def share_memory_(self):
-    """Move this tensor's storage into shared memory (a no-op if it is already there)."""
-    _sharing()._share_storage(self.untyped_storage())
+    """Move this tensor's storage into shared memory (a no-op if it is already there). Needs
+    torch-multiprocessing (importing it without the package names the package to install)."""
+    import torch.multiprocessing as mp
+
+    mp._share_storage(self.untyped_storage())
     return self
 
 
 @_method
 def is_shared(self):
-    return _sharing()._is_shared(self.untyped_storage())
+    import torch.multiprocessing as mp
+
+    return mp._is_shared(self.untyped_storage())
