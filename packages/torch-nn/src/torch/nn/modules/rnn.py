@@ -44,9 +44,10 @@ def _forward_loop(mode, xw, h0, c0, w_hh, b_hh, steps, hidden):
     """Run the recurrence without recording.  Returns the outputs (rows, H), the final
     states and what backward needs.
 
-    When every step has the whole batch (a padded input), the previous hidden state is a
-    view of the previous step's output rows; for packed input the states live in
-    (batch, H) buffers whose first n rows are the running sequences."""
+    When every step has the whole batch (a padded input), an LSTM runs in one core call and
+    the other modes take the previous hidden state as a view of the previous step's output
+    rows; for packed input the states live in (batch, H) buffers whose first n rows are the
+    running sequences."""
     rows = xw.shape[0]
     H = hidden
     w_t = w_hh.t()
@@ -58,7 +59,9 @@ def _forward_loop(mode, xw, h0, c0, w_hh, b_hh, steps, hidden):
         h_buf = h0.clone()
         h_prev_all = saved["h_prev"] = xw.new_empty((rows, H))
     prev = None  # (r0, r1) of the previous step, uniform case
-    if mode == "LSTM" and uniform and steps:  # the whole loop in one core call
+    if mode == "LSTM" and uniform:  # the whole loop in one core call
+        if not steps:
+            return out, h0.clone(), c0.clone(), saved
         reverse = steps[0][0] != 0
         c0 = c0.contiguous()
         out, acts, c_all, tc_all = torch._C._lstm_layer(
@@ -67,39 +70,24 @@ def _forward_loop(mode, xw, h0, c0, w_hh, b_hh, steps, hidden):
         saved.update(acts=acts, tc=tc_all, c_all=c_all, c0=c0)
         last = steps[-1][0]
         return out, out[last : last + batch].clone(), c_all[last : last + batch].clone(), saved
-    if mode == "LSTM":
+    if mode == "LSTM":  # packed: the running sequences are the buffers' first n rows
         acts = xw.new_empty((rows, 4 * H))  # i, f, g, o after their activations
         c_all = xw.new_empty((rows, H))
         tc_all = xw.new_empty((rows, H))
-        c0 = c0.contiguous()  # the fused cell reads whole rows
-        if uniform:
-            saved["c0"] = c0
-        else:
-            c_buf = c0.clone()
-            c_prev_all = saved["c_prev"] = xw.new_empty((rows, H))
+        c_buf = c0.contiguous().clone()  # the fused cell reads whole rows
+        c_prev_all = saved["c_prev"] = xw.new_empty((rows, H))
         for r0, n in steps:
             r1 = r0 + n
-            if uniform:
-                hp = h0 if prev is None else out[prev[0] : prev[1]]
-                cp = c0 if prev is None else c_all[prev[0] : prev[1]]
-                prev = (r0, r1)
-            else:
-                hp, cp = h_buf[:n], c_buf[:n]
-                h_prev_all[r0:r1].copy_(hp)
-                c_prev_all[r0:r1].copy_(cp)
+            hp, cp = h_buf[:n], c_buf[:n]
+            h_prev_all[r0:r1].copy_(hp)
+            c_prev_all[r0:r1].copy_(cp)
             a = acts[r0:r1]
             torch.addmm(xw[r0:r1], hp, w_t, out=a)
             h, c = out[r0:r1], c_all[r0:r1]
             torch._C._lstm_cell(a, cp, c, tc_all[r0:r1], h)  # activations, c, tanh(c), h
-            if not uniform:
-                h_buf[:n].copy_(h)
-                c_buf[:n].copy_(c)
-        saved.update(acts=acts, tc=tc_all, c_all=c_all)
-        if uniform:
-            last = steps[-1][0] if steps else 0
-            h_n = out[last : last + batch].clone() if steps else h0.clone()
-            c_n = c_all[last : last + batch].clone() if steps else c0.clone()
-            return out, h_n, c_n, saved
+            h_buf[:n].copy_(h)
+            c_buf[:n].copy_(c)
+        saved.update(acts=acts, tc=tc_all)
         return out, h_buf, c_buf, saved
     if mode == "GRU":
         acts = xw.new_empty((rows, 3 * H))  # r, z, n after their activations
@@ -198,22 +186,17 @@ def _backward_loop(mode, saved, out, w_hh, g_out, g_hn, g_cn, steps, hidden, bat
             saved["acts"], saved["c_all"], saved["tc"], saved["c0"], steps[0][0] != 0,
         )  # fmt: skip
         return d_gates, gh, gc, _weight_grad(d_gates, saved, out, steps), None
-    if mode == "LSTM":
-        acts, tc, c_all = saved["acts"], saved["tc"], saved["c_all"]
+    if mode == "LSTM":  # packed
+        acts, tc, c_prev = saved["acts"], saved["tc"], saved["c_prev"]
         d_gates = torch.empty_like(acts)
         gc_buf = g_cn.contiguous().clone()
         gh = torch.empty_like(gc_buf)
-        for k in range(len(steps) - 1, -1, -1):
-            r0, n = steps[k]
+        for r0, n in steps[::-1]:
             r1 = r0 + n
-            if not saved["uniform"]:
-                cp = saved["c_prev"][r0:r1]
-            elif k == 0:
-                cp = saved["c0"]
-            else:
-                cp = c_all[steps[k - 1][0] : steps[k - 1][0] + n]
             g = torch.add(gh_buf[:n], g_out[r0:r1], out=gh[:n])
-            torch._C._lstm_cell_backward(g, gc_buf[:n], acts[r0:r1], cp, tc[r0:r1], d_gates[r0:r1])
+            torch._C._lstm_cell_backward(
+                g, gc_buf[:n], acts[r0:r1], c_prev[r0:r1], tc[r0:r1], d_gates[r0:r1]
+            )
             torch.mm(d_gates[r0:r1], w_hh, out=gh_buf[:n])
         return d_gates, gh_buf, gc_buf, _weight_grad(d_gates, saved, out, steps), None
     if mode == "GRU":
