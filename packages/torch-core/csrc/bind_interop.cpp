@@ -75,7 +75,9 @@ void fill_data(py::handle h, const Shape& shape, size_t depth, T*& p) {
   }
   TC_CHECK(!is_seq(h), Value, "tensor(): too many dimensions in the data (ragged nesting at dim ",
            depth, ")");
-  *p++ = to_scalar(h, "tensor", "data").to<T>();
+  Scalar v = to_scalar(h, "tensor", "data");
+  if constexpr (std::is_integral_v<T>) check_fits(v, DTypeOf<T>::value, "tensor");  // floats: inf
+  *p++ = v.to<T>();
 }
 }  // namespace
 

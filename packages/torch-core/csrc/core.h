@@ -273,6 +273,11 @@ struct Scalar {
   }
 };
 
+// Raises unless `s` can be stored as `dtype` without overflow (PyTorch's rule): integers in the
+// type's range (unsigned types also take negatives down to -max, which wrap), no NaN or
+// infinity for integer types, no finite value beyond float32's range for float32.
+void check_fits(const Scalar& s, ScalarType dtype, const char* op);
+
 // ---------------------------------------------------------------- devices
 enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
 constexpr int kNumDevices = 2;
@@ -361,7 +366,10 @@ int64_t wrap_dim(int64_t d, int64_t ndim, const char* op,
                  const Shape* shape = nullptr);  // negative dims; IndexError
 Tensor empty(const Shape& sizes, ScalarType dtype, Device device = Device());
 Tensor empty_like(const Tensor& t, ScalarType dtype = ScalarType::Undefined);
-Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset);
+// A tensor sharing `base`'s storage; raises (naming `op`) unless the layout lies inside it.
+Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset,
+                 const char* op = "view");
+int64_t safe_numel(const Shape& sizes, const char* op);  // overflow-checked element count
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype);
 Tensor wrap_scalar(const Scalar& s);  // 0-d tensor flagged as a wrapped number
 Scalar item(const Tensor& t);

@@ -179,7 +179,8 @@ PYBIND11_MODULE(_C, m) {
       }
       PyErr_SetString(type, e.what());
     } catch (const std::bad_alloc&) {
-      PyErr_SetString(PyExc_MemoryError, "out of memory");
+      // RuntimeError, as PyTorch raises for a failed allocation (users catch that family).
+      PyErr_SetString(PyExc_RuntimeError, "DefaultCPUAllocator: can't allocate memory (out of memory)");
     }
   });
 

@@ -336,10 +336,14 @@ Tensor reduce(Op op, const Tensor& x_in, const DimList& dims, bool keepdim, Scal
       return r;
     }
   }
-  Tensor out = empty(keep_shape, out_dtype, x.device());
+  // Integer sum/prod kernels write int64 (R::Out); a narrower requested dtype is a cast of
+  // that result (the same values modulo 2^bits as summing in the narrow type).
+  bool wide = (op == Op::sum || op == Op::prod) && is_integral(x.dtype(), true);
+  Tensor out = empty(keep_shape, wide ? ScalarType::Long : out_dtype, x.device());
   ReduceIter it = make_iter(x, mask);
   it.out = out.data();
   if (n > 0) find_kernel<ReduceFn>(op, x.device(), x.dtype())(it);
+  if (out.dtype() != out_dtype) out = to_dtype(out, out_dtype);
   return keepdim ? out : view(out, final_shape);
 }
 

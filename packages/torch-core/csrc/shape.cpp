@@ -256,25 +256,41 @@ void tril_(const Tensor& x, int64_t diagonal, bool upper) {
   x.bump_version();
 }
 
+// Elements on or below diagonal `offset` of a rows x cols matrix, in closed form (128-bit, so
+// any int64 sizes are counted exactly before anything is allocated).
+static __int128 tril_count(int64_t rows, int64_t cols, __int128 offset) {
+  // Row i holds clamp(i + offset + 1, 0, cols) elements: none, then a ramp, then full rows.
+  __int128 k = offset + 1;
+  __int128 first = std::clamp<__int128>(-k + 1, 0, rows);      // first row with an element
+  __int128 full = std::clamp<__int128>(cols - k, first, rows);  // first full row
+  __int128 ramp = (full - first) * (first + full - 1 + 2 * k) / 2;
+  return ramp + (rows - full) * cols;
+}
+
 Tensor tril_indices(int64_t rows, int64_t cols, int64_t offset, bool upper, ScalarType dtype) {
   const char* name = upper ? "triu_indices" : "tril_indices";
   TC_CHECK(rows >= 0 && cols >= 0, Runtime, name, ": row and col must be non-negative, got ", rows,
            " and ", cols);
   TC_CHECK(dtype == ScalarType::Long || dtype == ScalarType::Int, Runtime, name,
            ": dtype must be int32 or int64, got ", dtype_name(dtype));
-  std::vector<int64_t> r, c;
-  for (int64_t i = 0; i < rows; i++) {
-    int64_t lo = upper ? std::clamp<int64_t>(i + offset, 0, cols) : 0;
-    int64_t hi = upper ? cols : std::clamp<int64_t>(i + offset + 1, 0, cols);
-    for (int64_t j = lo; j < hi; j++) {
-      r.push_back(i);
-      c.push_back(j);
+  __int128 count = upper ? __int128(rows) * cols - tril_count(rows, cols, __int128(offset) - 1)
+                         : tril_count(rows, cols, offset);
+  TC_CHECK(count <= (int64_t(1) << 50), Runtime, name, ": a ", rows, " x ", cols,
+           " matrix has too many indices to allocate");
+  int64_t n = int64_t(count);
+  Tensor res = empty({2, n}, ScalarType::Long);  // sized first: the loops below only fill it
+  int64_t *r = res.data_as<int64_t>(), *c = r + n, k = 0;
+  // Rows without elements are skipped, so the loop runs over the filled part only.
+  int64_t i = upper ? 0 : int64_t(std::clamp<__int128>(-__int128(offset), 0, rows));
+  for (; i < rows && k < n; i++) {
+    __int128 diag = __int128(i) + offset;
+    int64_t lo = upper ? int64_t(std::clamp<__int128>(diag, 0, cols)) : 0;
+    int64_t hi = upper ? cols : int64_t(std::clamp<__int128>(diag + 1, 0, cols));
+    for (int64_t j = lo; j < hi; j++, k++) {
+      r[k] = i;
+      c[k] = j;
     }
   }
-  int64_t n = int64_t(r.size());
-  Tensor res = empty({2, n}, ScalarType::Long);
-  std::copy(r.begin(), r.end(), res.data_as<int64_t>());
-  std::copy(c.begin(), c.end(), res.data_as<int64_t>() + n);
   return to_dtype(res, dtype);
 }
 

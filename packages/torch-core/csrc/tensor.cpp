@@ -139,7 +139,8 @@ struct CPUAllocator : Allocator {
     size_t align = nbytes >= kFreshMapping ? kHugePage : 64;
     size_t rounded = (std::max<size_t>(nbytes, 1) + align - 1) / align * align;
     s->data = std::aligned_alloc(align, rounded);
-    TC_CHECK(s->data, Runtime, "out of memory: tried to allocate ", nbytes, " bytes on cpu");
+    TC_CHECK(s->data, Runtime, "DefaultCPUAllocator: can't allocate memory: you tried to allocate ",
+             nbytes, " bytes (out of memory)");
 #ifdef MADV_HUGEPAGE
     if (align == kHugePage) madvise(s->data, rounded, MADV_HUGEPAGE);
 #endif
@@ -196,13 +197,48 @@ Tensor empty_like(const Tensor& t, ScalarType dtype) {
   return empty(t.sizes(), dtype == ScalarType::Undefined ? t.dtype() : dtype, t.device());
 }
 
-Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset) {
+int64_t safe_numel(const Shape& sizes, const char* op) {
+  int64_t n = 1;
+  for (auto s : sizes) {
+    TC_CHECK(s >= 0, Runtime, op, ": negative dimension ", s, " in shape ", shape_str(sizes));
+    TC_CHECK(!__builtin_mul_overflow(n, s, &n), Runtime, op, ": shape ", shape_str(sizes),
+             " has more elements than int64 can count (numel: integer multiplication overflow)");
+  }
+  return n;
+}
+
+// The one bounds check of every view (make_view, hence view, reshape, expand, narrow,
+// as_strided, set_ and a checkpoint's tensor rebuild): the element count fits int64 and every
+// element the layout can address, lowest to highest offset, lies inside the storage. All the
+// arithmetic is overflow-checked, so no size, stride or offset from a user or a file can make
+// a tensor read or write outside its buffer.
+static void check_view_bounds(const TensorImpl& v, const char* op) {
+  int64_t n = safe_numel(v.sizes, op);
+  int64_t capacity = int64_t(v.storage->nbytes / itemsize(v.dtype));
+  // An empty view may sit past its storage's end (x[1] of a (2, 0) tensor), as in PyTorch;
+  // its offset is only bounded so that offset arithmetic (data(), resize_) cannot overflow.
+  bool ok = v.offset >= 0 && v.offset <= std::max(capacity, int64_t(1) << 50);
+  int64_t lo = v.offset, hi = v.offset;
+  for (size_t i = 0; ok && n > 0 && i < v.sizes.size(); i++) {
+    int64_t span;
+    int64_t& end = v.strides[i] < 0 ? lo : hi;
+    ok = !__builtin_mul_overflow(v.sizes[i] - 1, v.strides[i], &span) &&
+         !__builtin_add_overflow(end, span, &end);
+  }
+  TC_CHECK(ok && (n == 0 || (lo >= 0 && hi < capacity)), Runtime, op, ": a view of shape ",
+           shape_str(v.sizes), ", strides ", shape_str(v.strides), " and storage offset ",
+           v.offset, " reaches outside its storage of ", capacity, " elements of ",
+           dtype_name(v.dtype), " (storage size calculation overflowed or is out of bounds)");
+}
+
+Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset, const char* op) {
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = base.impl()->storage;
   impl->offset = offset;
   impl->sizes = std::move(sizes);
   impl->strides = std::move(strides);
   impl->dtype = base.dtype();
+  check_view_bounds(*impl, op);
   return Tensor(std::move(impl));
 }
 
@@ -215,6 +251,26 @@ Tensor scalar_tensor(const Scalar& s, ScalarType dtype) {
     *t.data_as<T>() = s.to<T>();
   });
   return t;
+}
+
+void check_fits(const Scalar& s, ScalarType dtype, const char* op) {
+  if (s.kind == Scalar::Bool || dtype == ScalarType::Bool || dtype == ScalarType::Double) return;
+  bool ok = visit_dtype(dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_integral_v<T>) {
+      constexpr double lo = std::is_signed_v<T> ? double(std::numeric_limits<T>::min())
+                                                : -double(std::numeric_limits<T>::max());
+      constexpr double hi = double(std::numeric_limits<T>::max());
+      if (s.kind == Scalar::Float) return s.d >= lo && s.d <= hi;  // false for NaN
+      return s.i >= int64_t(lo) && (std::is_same_v<T, int64_t> || s.i <= int64_t(hi));
+    } else if constexpr (std::is_same_v<T, float>) {
+      double m = std::numeric_limits<float>::max();
+      return s.kind != Scalar::Float || !std::isfinite(s.d) || std::fabs(s.d) <= m;
+    }
+    return true;  // half, bfloat16: out-of-range values round to infinity, as in PyTorch
+  });
+  TC_CHECK(ok, Runtime, op, ": value ", s.kind == Scalar::Float ? std::to_string(s.d) : std::to_string(s.i),
+           " cannot be converted to type ", dtype_name(dtype), " without overflow");
 }
 
 Tensor wrap_scalar(const Scalar& s) {
@@ -241,7 +297,7 @@ Scalar item(const Tensor& t) {
 }
 
 void resize_(const Tensor& t, const Shape& sizes) {
-  int64_t n = checked_numel(sizes, "resize_");
+  int64_t n = checked_numel(sizes, "resize_");  // n and offsets are below 2^50: no overflow
   size_t need = size_t(t.offset() + n) * t.itemsize();
   Storage& st = *t.impl()->storage;
   if (need > st.nbytes) {
@@ -334,7 +390,8 @@ static Shape infer_size(Shape sizes, int64_t numel, const char* op, const Shape&
     } else {
       TC_CHECK(sizes[i] >= 0, Runtime, op, ": invalid shape dimension ", sizes[i], " in ",
                shape_str(sizes));
-      known *= sizes[i];
+      TC_CHECK(!__builtin_mul_overflow(known, sizes[i], &known), Runtime, op, ": shape ",
+               shape_str(sizes), " has more elements than int64 can count");
     }
   }
   if (infer >= 0) {
@@ -356,7 +413,7 @@ Tensor view(const Tensor& t, Shape sizes) {
            shape_str(t.strides()),
            " (at least one dimension spans across two contiguous "
            "subspaces). Use .reshape(...) instead.");
-  return make_view(t, sizes, st, t.offset());
+  return make_view(t, sizes, st, t.offset(), "view");
 }
 
 Tensor reshape(const Tensor& t, Shape sizes) {
@@ -414,7 +471,7 @@ Tensor expand(const Tensor& t, Shape sizes) {
       st[i] = 0;
     }
   }
-  return make_view(t, sizes, st, t.offset());
+  return make_view(t, sizes, st, t.offset(), "expand");
 }
 
 Tensor squeeze(const Tensor& t) {
@@ -459,11 +516,11 @@ Tensor narrow(const Tensor& t, int64_t d, int64_t start, int64_t len) {
   if (start < 0) start += n;
   TC_CHECK(start >= 0 && start <= n, Index, "narrow: start (", start,
            ") is out of range for dimension ", d, " of size ", n);
-  TC_CHECK(len >= 0 && start + len <= n, Runtime, "narrow: start (", start, ") + length (", len,
+  TC_CHECK(len >= 0 && len <= n - start, Runtime, "narrow: start (", start, ") + length (", len,
            ") exceeds dimension ", d, " of size ", n);
   Shape sz = t.sizes();
   sz[d] = len;
-  return make_view(t, sz, t.strides(), t.offset() + start * t.stride(d));
+  return make_view(t, sz, t.strides(), t.offset() + start * t.stride(d), "narrow");
 }
 
 Tensor select(const Tensor& t, int64_t d, int64_t index) {
@@ -492,9 +549,9 @@ Tensor slice(const Tensor& t, int64_t d, int64_t start, int64_t stop, int64_t st
   start = std::clamp<int64_t>(start, 0, n);
   stop = std::clamp<int64_t>(stop, start, n);
   Shape sz = t.sizes(), st = t.strides();
-  sz[d] = (stop - start + step - 1) / step;
+  sz[d] = stop == start ? 0 : (stop - start - 1) / step + 1;  // no overflow for any step
   int64_t off = t.offset() + start * st[d];
-  st[d] *= step;
+  if (sz[d] > 1) st[d] *= step;  // in range: the last element lies inside the dim
   return make_view(t, sz, st, off);
 }
 
@@ -520,19 +577,11 @@ Tensor unfold(const Tensor& t, int64_t d, int64_t size, int64_t step) {
 Tensor as_strided(const Tensor& t, Shape sizes, Shape strides, int64_t offset) {
   TC_CHECK(sizes.size() == strides.size(), Runtime, "as_strided: sizes ", shape_str(sizes),
            " and strides ", shape_str(strides), " must have the same length");
-  int64_t last = offset, n = 1;
-  for (size_t i = 0; i < sizes.size(); i++) {
-    TC_CHECK(sizes[i] >= 0 && strides[i] >= 0, Runtime, "as_strided: negative size or stride in ",
-             shape_str(sizes), " / ", shape_str(strides));
-    n *= sizes[i];
-    last += (sizes[i] - 1) * strides[i];
-  }
+  for (auto st : strides)
+    TC_CHECK(st >= 0, Runtime, "as_strided: negative strides are not supported, got ",
+             shape_str(strides));
   TC_CHECK(offset >= 0, Runtime, "as_strided: negative storage offset ", offset);
-  TC_CHECK(n == 0 || size_t(last + 1) * t.itemsize() <= t.impl()->storage->nbytes, Runtime,
-           "as_strided: sizes ", shape_str(sizes), ", strides ", shape_str(strides), " and offset ",
-           offset, " reach outside the storage of ", t.impl()->storage->nbytes / t.itemsize(),
-           " elements");
-  return make_view(t, sizes, strides, offset);
+  return make_view(t, sizes, strides, offset, "as_strided");
 }
 
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t d1, int64_t d2) {

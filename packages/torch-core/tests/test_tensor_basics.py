@@ -339,7 +339,7 @@ def test_set_views_another_tensor_or_a_storage_in_place():
     assert t.set_().shape == (0,) and t.numel() == 0
     with pytest.raises(RuntimeError, match="dtype"):
         t.set_(torch.zeros(2, dtype=torch.float64))
-    with pytest.raises(RuntimeError, match="outside the storage"):
+    with pytest.raises(RuntimeError, match="outside its storage"):
         t.set_(src.untyped_storage(), 5, (3, 3))
 
 

@@ -202,7 +202,9 @@ def _setitem(t, index, value, mode=_SET):
         _C.where(mask, _fill_value(value, t.dtype, "__setitem__"), t, out=t)
         return
     sub, offsets, p = _plan(t, index)
-    if not isinstance(value, Tensor):
+    if isinstance(value, (bool, int, float)):
+        value = _fill_value(value, t.dtype, "__setitem__")
+    elif not isinstance(value, Tensor):
         value = torch.tensor(value, dtype=t.dtype)
     if isinstance(sub, list):
         return
@@ -433,7 +435,7 @@ def _fill_value(value, dtype, op):
                 f"{value.dim()} dimension(s)."
             )
         return value.to(dtype)
-    return torch.tensor(value, dtype=dtype)
+    return _C._full((), value, dtype)  # checked: a value that overflows the dtype raises
 
 
 def masked_fill(input, mask, value):

@@ -1,0 +1,164 @@
+"""Sizes, strides, offsets, counts and scalars that overflow are refused with a RuntimeError
+(issue 13): every view is bounds-checked with overflow-checked arithmetic, reductions write
+the dtype they were asked for, and values that do not fit a dtype raise instead of wrapping."""
+
+import numpy as np
+import pytest
+
+import torch
+
+BIG = [2**31, 2**61, 2**62, 2**63 - 1]
+
+
+@pytest.mark.parametrize("stride", BIG)
+def test_as_strided_extent_overflow_is_refused(stride):
+    with pytest.raises(RuntimeError, match="as_strided.*outside its storage"):
+        torch.zeros(4).as_strided((3,), (stride,))
+
+
+def test_as_strided_within_storage_still_works():
+    x = torch.arange(12.0)
+    v = x.as_strided((3, 2), (4, 1), 1)
+    np.testing.assert_array_equal(v.numpy(), np.arange(12.0)[[[1, 2], [5, 6], [9, 10]]])
+    with pytest.raises(RuntimeError, match="outside its storage of 12 elements"):
+        x.as_strided((3, 2), (4, 1), 7)  # last element 7 + 8 + 1 = 16
+
+
+def test_as_strided_sum_of_spans_overflow_is_refused():
+    # each span fits int64, their sum does not
+    with pytest.raises(RuntimeError, match="as_strided"):
+        torch.zeros(4).as_strided((2, 2), (2**62, 2**62))
+    with pytest.raises(RuntimeError, match="as_strided"):
+        torch.zeros(4).as_strided((2, 2), (1000, 2**62 - 1000))
+
+
+def test_set_checks_the_layout_against_the_storage():
+    src = torch.zeros(4)
+    dst = torch.empty(0)
+    with pytest.raises(RuntimeError, match="outside its storage"):
+        dst.set_(src.untyped_storage(), 0, (2, 2), (1000, 2**62 - 1000))
+    with pytest.raises(RuntimeError, match="outside its storage"):
+        dst.set_(src.untyped_storage(), 2**62, (1,), (1,))
+    dst.set_(src.untyped_storage(), 1, (3,), (1,))
+    assert dst.shape == (3,)
+
+
+def test_narrow_length_overflow_is_refused():
+    with pytest.raises(RuntimeError, match="narrow"):
+        torch.zeros(8).narrow(0, 4, 2**63 - 1)
+    np.testing.assert_array_equal(torch.arange(8).narrow(0, 4, 4).numpy(), [4, 5, 6, 7])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: torch.ones(1).expand(2**62, 4),
+        lambda: torch.ones(1).expand(2**32, 2**32),
+        lambda: torch.zeros(0).view(2**62, 4, 0),
+        lambda: torch.zeros(0).reshape(2**62, 4, 0),
+        lambda: torch.zeros(0).view(-1, 2**62, 4),
+        lambda: torch.ones(1, 1).expand(2**40, 2**40).unsqueeze(0).expand(2**40, -1, -1),
+    ],
+)
+def test_element_count_overflow_is_refused(make):
+    with pytest.raises(RuntimeError, match="int64|invalid"):
+        make()
+
+
+def test_expand_to_a_negative_size_is_refused():
+    with pytest.raises(RuntimeError):
+        torch.ones(1).expand(-5)
+
+
+def test_slice_with_a_huge_step():
+    x = torch.arange(10)
+    assert x[:: 2**63 - 1].tolist() == [0]
+    assert x[3 :: 2**62].tolist() == [3]
+    assert torch.arange(20).reshape(2, 10)[:: 2**62].tolist() == [list(range(10))]
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool])
+@pytest.mark.parametrize("op", ["sum", "prod"])
+def test_reductions_write_the_requested_dtype(op, dtype):
+    np_dtype = {torch.int32: np.int32, torch.int16: np.int16, torch.int8: np.int8,
+                torch.uint8: np.uint8, torch.bool: np.bool_}[dtype]  # fmt: skip
+    values = np.arange(1, 21, dtype=np.float32).reshape(5, 4)
+    x = torch.tensor(values)
+    for _ in range(50):  # the old bug wrote 8-byte results into 1-byte buffers: a heap overrun
+        got = getattr(x, op)(0, dtype=dtype)
+    cast = values.astype(np_dtype)
+    want = cast.any(0) if dtype == torch.bool and op == "sum" else None
+    if dtype == torch.bool and op == "prod":
+        want = cast.all(0)
+    if want is None:
+        want = getattr(np, op)(cast.astype(np.int64), 0).astype(np_dtype)  # modular, like C
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got.numpy(), want)
+    assert torch.ones(5, 4).sum(0, dtype=torch.int8).tolist() == [5, 5, 5, 5]
+    assert torch.ones(5, 4).sum(dtype=torch.int16).item() == 20
+
+
+@pytest.mark.parametrize("rows,cols", [(0, 0), (1, 1), (3, 5), (5, 3), (4, 4), (7, 2)])
+@pytest.mark.parametrize("offset", [-(2**63), -10, -3, -1, 0, 1, 2, 6, 2**63 - 1])
+def test_tril_and_triu_indices_match_numpy(rows, cols, offset):
+    k = int(np.clip(offset, -100, 100))
+    np.testing.assert_array_equal(
+        torch.tril_indices(rows, cols, offset).numpy(), np.array(np.tril_indices(rows, k, cols))
+    )
+    np.testing.assert_array_equal(
+        torch.triu_indices(rows, cols, offset).numpy(), np.array(np.triu_indices(rows, k, cols))
+    )
+
+
+def test_tril_indices_too_large_is_refused_before_allocating():
+    with pytest.raises(RuntimeError, match="too many"):
+        torch.tril_indices(2**31, 2**31)
+    with pytest.raises(RuntimeError, match="too many"):
+        torch.triu_indices(2**62, 2**62, 5)
+    # huge but empty: no loop over 2^62 rows either
+    assert torch.tril_indices(2**62, 3, -(2**62)).shape == (2, 0)
+    assert torch.triu_indices(3, 2**62, 2**62).shape == (2, 0)
+
+
+def test_failed_allocation_is_a_runtime_error():
+    with pytest.raises(RuntimeError, match="can't allocate memory"):
+        torch.empty(2**47)
+
+
+@pytest.mark.parametrize(
+    "dtype,bad,good",
+    [
+        (torch.int16, 2**40, -(2**15)),
+        (torch.int8, 128, -128),
+        (torch.uint8, 256, -255),  # unsigned types take negatives down to -max (they wrap)
+        (torch.uint8, -256, 255),
+        (torch.int32, float("nan"), 2.5),
+        (torch.int64, float("inf"), -(2**63)),
+        (torch.float32, 1e300, float("inf")),
+    ],
+)
+def test_scalars_that_overflow_the_dtype_raise(dtype, bad, good):
+    mask = torch.tensor([True, False, True])
+    for write in (
+        lambda t, v: t.fill_(v),
+        lambda t, v: t.masked_fill_(mask, v),
+        lambda t, v: t.__setitem__(0, v),
+        lambda t, v: t.__setitem__(mask, v),
+        lambda t, v: t.__setitem__(torch.tensor([0, 2]), v),
+        lambda t, v: t.index_fill_(0, torch.tensor([1]), v),
+        lambda t, v: torch.full((3,), v, dtype=dtype),
+    ):
+        t = torch.zeros(3, dtype=dtype)
+        with pytest.raises(RuntimeError, match="without overflow"):
+            write(t, bad)
+        assert t.tolist() == [0, 0, 0]  # nothing was written
+        write(t, good)
+    assert torch.zeros(2, dtype=torch.uint8).fill_(-1).tolist() == [255, 255]
+
+
+def test_tensor_data_that_overflows_an_integer_dtype_raises():
+    with pytest.raises(RuntimeError, match="without overflow"):
+        torch.tensor([1, 300], dtype=torch.uint8)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        torch.tensor([float("nan")], dtype=torch.int32)
+    assert torch.tensor([1e300]).tolist() == [float("inf")]  # floats round to infinity
