@@ -411,8 +411,10 @@ def fake_legacy_nn(monkeypatch):
     """A stand-in torch.legacy.nn holding plain classes, to test the class mapping and the
     index fix-ups apart from the modules' own behaviour."""
     nn = types.ModuleType("torch.legacy.nn")
+    nn.Module = type("Module", (), {"__module__": "torch.legacy.nn.Module"})
     for name in ("Narrow", "JoinTable", "Transpose", "ReLU", "Sequential", "BatchNormalization"):
-        setattr(nn, name, type(name, (), {"__module__": "torch.legacy.nn." + name}))
+        setattr(nn, name, type(name, (nn.Module,), {"__module__": "torch.legacy.nn." + name}))
+    nn.helper = lambda: None  # exported, but neither a Module nor a Criterion
     monkeypatch.setitem(sys.modules, "torch.legacy.nn", nn)
     monkeypatch.setattr(torch.legacy, "nn", nn, raising=False)
     return nn
@@ -467,6 +469,16 @@ def test_nn_class_missing_from_legacy_nn(fake_legacy_nn):
         load_lua(io.BytesIO(data))
     obj = load_lua(io.BytesIO(data), unknown_classes=True)
     assert obj.torch_typename() == "nn.NoSuchModule" and obj.foo == 1
+
+
+@pytest.mark.parametrize("name", ["helper", "Module", "__class__", "__dict__"])
+def test_only_module_subclasses_map(fake_legacy_nn, name):
+    data = lua_module(name, foo=1)
+    if name == "Module":  # the base class is a Module too
+        assert type(load_lua(io.BytesIO(data))) is fake_legacy_nn.Module
+        return
+    with pytest.raises(T7ReaderError, match="has no such Module or Criterion"):
+        load_lua(io.BytesIO(data))
 
 
 def test_refused_nn_class(fake_legacy_nn):

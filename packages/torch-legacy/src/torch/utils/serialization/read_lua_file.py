@@ -16,6 +16,14 @@ The stream is one ``writeObject`` of torch7's File.lua, little-endian, with 4-by
 One index counter (from 1) covers tables, torch objects and functions: a repeated index is a
 reference to the object read earlier. Objects are registered before their children are read,
 so self-references resolve.
+
+Everything the file says is checked before it is used: every count and length against the
+bytes left (before anything is allocated), every tensor's sizes, strides and offset against
+its storage (with Python ints), class versions and names (``nn.<Name>`` maps only to the
+Module and Criterion classes torch.legacy.nn exports), and the nesting depth. The reader does
+not recurse in Python: compound objects are generators kept on an explicit stack (see
+:meth:`_Reader.read_object`), so deep input is refused by :data:`MAX_DEPTH`, never by a
+RecursionError, whatever the caller's stack.
 """
 
 import math
@@ -24,6 +32,7 @@ import re
 import struct
 import sys
 from array import array
+from types import GeneratorType
 
 import torch
 
@@ -58,8 +67,15 @@ _CLASS_NAME = re.compile(
     r"torch\.(Cuda)?(Byte|Char|Short|Int|Long|Float|Double|Half|)(Tensor|Storage)"
 )
 
-# Nesting deeper than this is refused (a forged file must not exhaust Python's stack).
+# Objects (tables, torch objects, functions) nested deeper than this are refused. The reader
+# keeps open objects on its own stack, so this is a policy, not Python's recursion limit.
 MAX_DEPTH = 256
+# Tensors with more dimensions than this are refused (torch7 writes a handful).
+MAX_TENSOR_DIMS = 64
+# Sizes, strides, offsets and element counts of tensors must be below this (int64 head-room).
+MAX_EXTENT = 2**62
+# Class versions ("V <n>") have at most this many digits.
+MAX_VERSION_DIGITS = 9
 
 
 class T7ReaderError(ValueError):
@@ -253,9 +269,24 @@ def _convert_fields(name, fields, to_python):
     return converted
 
 
+def _check_fixup_tensor(name, key, value):
+    """A tensor a fix-up computes with must hold no more elements than its storage: an
+    expanded view (stride 0) of a few bytes could otherwise ask for any size."""
+    if isinstance(value, torch.Tensor):
+        capacity = value.untyped_storage().nbytes() // value.element_size()
+        if value.numel() > capacity:
+            raise ValueError(
+                f"field {key!r} of nn.{name} has {value.numel()} elements but its storage "
+                f"holds {capacity}"
+            )
+
+
 def lua_fields_to_python(name, fields, version):
     """The attribute dict of legacy ``nn.<name>`` from its Lua field table (0-based indices,
     Python names)."""
+    for lua, _, rule in NN_FIELDS.get(name, ()):
+        if rule == ONE_BASED_TENSOR:
+            _check_fixup_tensor(name, lua, fields.get(lua))
     fields = _convert_fields(name, fields, to_python=True)
     for key in NN_NIL_FIELDS:
         fields.setdefault(key, None)
@@ -269,8 +300,12 @@ def lua_fields_to_python(name, fields, version):
     std = fields.get("running_std")
     if name in NN_VERSIONS and version < 2 and isinstance(std, torch.Tensor):
         # BatchNormalization before version 2 kept 1/sqrt(var + eps)
+        _check_fixup_tensor(name, "running_std", std)
+        eps = fields.get("eps", 1e-5)
+        if not _is_number(eps):
+            raise ValueError(f"eps of nn.{name} must be a number, got {type(eps).__name__}")
         del fields["running_std"]
-        fields["running_var"] = std.pow(-2) - fields.get("eps", 1e-5)
+        fields["running_var"] = std.pow(-2) - eps
     return fields
 
 
@@ -283,16 +318,34 @@ def python_fields_to_lua(name, fields):
     return fields
 
 
-def legacy_nn_class(name):
-    """``torch.legacy.nn.<name>`` or None when the class (or torch.legacy.nn) is missing."""
+def legacy_nn_classes():
+    """The classes ``nn.<Name>`` may load as: every class torch.legacy.nn exports under its
+    own name that is a Module or a Criterion (an allow-list, so that names such as
+    ``nn.__class__`` or a helper function map to nothing). Empty without torch.legacy.nn."""
     try:
         import torch.legacy.nn as legacy_nn
     except ModuleNotFoundError as e:
         if e.name not in ("torch.legacy.nn", "torch.legacy"):
             raise
-        return None
-    cls = getattr(legacy_nn, name, None)
-    return cls if isinstance(cls, type) else None
+        return {}
+    bases = tuple(
+        base
+        for base in (vars(legacy_nn).get("Module"), vars(legacy_nn).get("Criterion"))
+        if isinstance(base, type)
+    )
+    if not bases:
+        return {}
+    return {
+        name: cls
+        for name, cls in vars(legacy_nn).items()
+        if isinstance(cls, type) and issubclass(cls, bases) and cls.__name__ == name
+    }
+
+
+def _clip(text, most=60):
+    """``text`` (from the file) short enough for a message."""
+    text = repr(text)
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 # -- the reader -----------------------------------------------------------------------------
@@ -312,7 +365,8 @@ class _Reader:
         self.objects = {}  # index -> object
         self.open = set()  # indices of tables whose pairs are being read
         self.backrefs = set()  # open tables referenced from inside themselves
-        self.depth = 0
+        self.nn_classes = None  # name -> class, built on the first nn object
+        self.started = 0  # where the object begin() reads starts
 
     # -- primitives
 
@@ -361,18 +415,42 @@ class _Reader:
             return raw  # Lua strings are bytes; keep those that are not text as bytes
 
     # -- objects
+    #
+    # read_object() reads without Python recursion. begin() reads one object's tag and what
+    # follows it up to its first child: a value (a number, a string, a reference, a storage,
+    # an empty table) is returned as it is, and an object with children is returned as a
+    # generator that yields once for each child it needs (receiving the child through send)
+    # and returns the finished object. read_object() keeps the open generators on a stack,
+    # whose height is the nesting depth, so MAX_DEPTH is counted per object of every kind and
+    # deep input costs no Python frames.
 
     def read_object(self):
-        if self.depth >= MAX_DEPTH:
-            self.fail(f"objects nested deeper than {MAX_DEPTH} levels")
-        self.depth += 1
-        try:
-            return self._read_object()
-        finally:
-            self.depth -= 1
+        stack = []
+        value = self.begin()
+        while True:
+            if isinstance(value, GeneratorType):
+                if len(stack) >= MAX_DEPTH:
+                    self.fail(
+                        f"objects nested deeper than {MAX_DEPTH} levels (an object at level "
+                        f"{len(stack) + 1} starts here)",
+                        self.started,
+                    )
+                stack.append(value)
+                sent = None
+            elif stack:
+                sent = value
+            else:
+                return value
+            try:
+                stack[-1].send(sent)
+            except StopIteration as done:
+                stack.pop()
+                value = done.value
+                continue
+            value = self.begin()
 
-    def _read_object(self):
-        at = self.pos
+    def begin(self):
+        at = self.started = self.pos
         tag = self.read_int("a type tag")
         if tag == NIL:
             return None
@@ -403,25 +481,37 @@ class _Reader:
             return self.read_function(index)
         self.fail(f"expected a type tag (0 to 8), got {tag}", at)
 
+    def store(self, table, key, value, at, what):
+        try:
+            table[key] = value
+        except (TypeError, ValueError, RuntimeError):
+            # lists are unhashable; a tensor key compared with an equal hash cannot be a bool
+            self.fail(
+                f"{what} of type {type(key).__name__} cannot be a dict key (for a list, load "
+                "with list_heuristic=False to keep tables as dicts)",
+                at,
+            )
+
     def read_table(self, index):
         # every pair holds at least two type tags
         npairs = self.read_count("the pair count of a table", 8)
         table = LuaTable()
         self.objects[index] = table
+        if npairs == 0:
+            return self.finish_table(index, table)
         self.open.add(index)
+        return self.table_pairs(index, table, npairs)
+
+    def table_pairs(self, index, table, npairs):
         for _ in range(npairs):
             at = self.pos
-            key = self.read_object()
-            value = self.read_object()
-            try:
-                table[key] = value
-            except TypeError:
-                self.fail(
-                    "a table key that is a list: load with list_heuristic=False to keep "
-                    "tables as dicts",
-                    at,
-                )
+            key = yield
+            value = yield
+            self.store(table, key, value, at, "a table key")
         self.open.discard(index)
+        return self.finish_table(index, table)
+
+    def finish_table(self, index, table):
         if self.list_heuristic and index not in self.backrefs and _is_list(table):
             table = [table[i] for i in range(1, len(table) + 1)]
             self.objects[index] = table
@@ -432,20 +522,30 @@ class _Reader:
         function = LuaFunction(dumped, None)
         if index is not None:
             self.objects[index] = function
-        function.upvalues = self.read_object()
+        return self.function_upvalues(function)
+
+    def function_upvalues(self, function):
+        function.upvalues = yield
         return function
 
     def read_torch(self, index):
         at = self.pos
         version_or_name = self.read_string("a class version")
-        match = isinstance(version_or_name, str) and re.fullmatch(r"V (\d+)", version_or_name)
-        if match:
-            version = int(match.group(1))
+        if isinstance(version_or_name, str) and version_or_name.startswith("V "):
+            digits = version_or_name[2:]
+            if not (digits.isascii() and digits.isdigit() and len(digits) <= MAX_VERSION_DIGITS):
+                self.fail(
+                    f"expected a class version 'V <n>' with n from 0 to "
+                    f"{10**MAX_VERSION_DIGITS - 1}, got {_clip(version_or_name)}",
+                    at,
+                )
+            version = int(digits)
+            at = self.pos
             name = self.read_string("a class name")
         else:  # files from before versioning start with the class name
             version, name = 0, version_or_name
         if not isinstance(name, str):
-            self.fail("expected a class name in ASCII", at)
+            self.fail(f"expected a class name in ASCII, got {_clip(name)}", at)
         tensor_class = _CLASS_NAME.fullmatch(name)
         if tensor_class:
             dtype = TYPE_STEMS[tensor_class.group(2) or "Float"]
@@ -455,26 +555,34 @@ class _Reader:
         if name in ("tds.Hash", "tds.Vec"):
             return self.read_tds(index, name)
         if name.startswith("nn."):
-            cls = legacy_nn_class(name[3:])
             if name[3:] in NN_REFUSED:
                 self.fail(f"{name} cannot be loaded: {NN_REFUSED[name[3:]]}", at)
+            if self.nn_classes is None:
+                self.nn_classes = legacy_nn_classes()
+            cls = self.nn_classes.get(name[3:])
             if cls is not None:
                 return self.read_module(index, cls, name[3:], version)
         if not self.unknown_classes:
-            where = "torch.legacy.nn has no such class" if name.startswith("nn.") else "unknown"
+            where = (
+                "torch.legacy.nn has no such Module or Criterion"
+                if name.startswith("nn.")
+                else "unknown"
+            )
             self.fail(
-                f"class {name!r} ({where}); load_lua(..., unknown_classes=True) reads it "
+                f"class {_clip(name)} ({where}); load_lua(..., unknown_classes=True) reads it "
                 "as a TorchObject",
                 at,
             )
         obj = TorchObject(name, version=version)
         self.objects[index] = obj
-        obj._fields = self.read_fields(name)
+        return self.object_fields(obj)
+
+    def object_fields(self, obj):
+        at = self.pos
+        obj._fields = self.check_fields((yield), obj._typename, at)
         return obj
 
-    def read_fields(self, name):
-        at = self.pos
-        fields = self.read_object()
+    def check_fields(self, fields, name, at):
         if isinstance(fields, list):
             fields = LuaTable(enumerate(fields, 1))
         if not isinstance(fields, dict):
@@ -484,18 +592,22 @@ class _Reader:
     def read_module(self, index, cls, name, version):
         module = cls.__new__(cls)
         self.objects[index] = module
+        return self.module_fields(module, name, version)
+
+    def module_fields(self, module, name, version):
         at = self.pos
-        fields = self.read_fields("nn." + name)
+        fields = self.check_fields((yield), "nn." + name, at)
         if not all(isinstance(k, str) for k in fields):
             self.fail(f"expected field names (strings) in nn.{name}", at)
         try:
             module.__dict__.update(lua_fields_to_python(name, fields, version))
-        except (TypeError, ValueError, RuntimeError) as e:
+        except (TypeError, ValueError, RuntimeError, ArithmeticError) as e:
             self.fail(f"nn.{name} has malformed fields: {e}", at)
         return module
 
     def read_storage(self, index, dtype):
         item = self.long_size if dtype == torch.int64 else dtype.itemsize
+        # the count is checked against the bytes left before anything is allocated
         n = self.read_count("the element count of a storage", item, long=True)
         raw = self.data[self.pos : self.pos + n * item]
         self.pos += n * item
@@ -510,40 +622,58 @@ class _Reader:
         return storage
 
     def read_tensor(self, index, dtype, name):
+        at = self.pos
         ndim = self.read_count("the dimension count of a tensor", 2 * self.long_size)
+        if ndim > MAX_TENSOR_DIMS:
+            self.fail(f"expected a {name} of at most {MAX_TENSOR_DIMS} dimensions, got {ndim}", at)
+        at = self.pos
         sizes = [self.read_long("a tensor size") for _ in range(ndim)]
         strides = [self.read_long("a tensor stride") for _ in range(ndim)]
         offset = self.read_long("a tensor's storage offset") - 1
-        numel = math.prod(sizes)
-        if not all(0 <= v < 2**62 for v in (*sizes, *strides)) or numel >= 2**62:
+        # the extent counts size-0 dimensions as 1: the core computes contiguous strides from it
+        extent = math.prod(max(n, 1) for n in sizes)
+        if not all(0 <= v < MAX_EXTENT for v in (*sizes, *strides)) or extent >= MAX_EXTENT:
             self.fail(
                 f"expected the sizes and strides of a {name} (from 0 to 2**62, with fewer than "
                 f"2**62 elements), got size {sizes} and stride {strides}",
-                self.pos - (2 * ndim + 1) * self.long_size,
+                at,
             )
+        if not 0 <= offset < MAX_EXTENT:
+            self.fail(f"expected a 1-based storage offset of a {name}, got {offset + 1}", at)
         # registered before its storage is read, as torch7 does
         placeholder = torch.empty(0, dtype=dtype)
         self.objects[index] = placeholder
+        return self.tensor_storage(index, dtype, name, sizes, strides, offset, placeholder)
+
+    def tensor_storage(self, index, dtype, name, sizes, strides, offset, placeholder):
         at = self.pos
-        storage = self.read_object()
-        if ndim == 0 or (storage is None and numel == 0):
-            tensor = placeholder if ndim == 0 else self.core(torch.empty, at, sizes, dtype=dtype)
-            self.objects[index] = tensor
-            return tensor
+        storage = yield
+        numel = math.prod(sizes)
+        if not sizes or (storage is None and numel == 0):
+            if sizes:
+                placeholder = self.core(torch.empty, at, sizes, dtype=dtype)
+            self.objects[index] = placeholder
+            return placeholder
         if not isinstance(storage, torch.TypedStorage) or storage.dtype != dtype:
             got = "nil" if storage is None else type(storage).__name__
             self.fail(f"expected the {STEM_OF_DTYPE[dtype]}Storage of a {name}, got {got}", at)
-        if offset < 0:
-            self.fail(f"expected a 1-based storage offset of a {name}, got {offset + 1}", at)
-        reach = offset + sum((s - 1) * st for s, st in zip(sizes, strides))
-        if numel and reach >= storage.size():
+        n = storage.size()
+        # the last element a view reaches; an empty view may start at the storage's end
+        reach = offset + sum((s - 1) * st for s, st in zip(sizes, strides)) if numel else offset - 1
+        if reach >= n:
             self.fail(
-                f"expected a {name} inside its storage of {storage.size()} elements, got size "
-                f"{sizes}, stride {strides} and offset {offset + 1}, which reach past it",
+                f"expected a {name} inside its storage of {n} elements, got size {sizes}, "
+                f"stride {strides} and offset {offset + 1}, which reach past it",
                 at,
             )
         view = torch._C._tensor_from_storage
         tensor = self.core(view, at, storage.untyped(), dtype, offset, sizes, strides)
+        if (
+            list(tensor.shape) != sizes
+            or list(tensor.stride()) != strides
+            or tensor.storage_offset() != offset
+        ):
+            self.fail(f"the core made a {name} other than the one the file describes", at)
         self.objects[index] = tensor
         return tensor
 
@@ -551,7 +681,7 @@ class _Reader:
         """A core tensor op on sizes from the file: its refusal names the offset."""
         try:
             return op(*args, **kwargs)
-        except RuntimeError as e:
+        except (RuntimeError, ValueError, TypeError, OverflowError, MemoryError) as e:
             self.fail(f"expected a tensor the core can make: {e}", at)
 
     def read_tds(self, index, name):
@@ -559,18 +689,22 @@ class _Reader:
             n = self.read_count("the entry count of a tds.Hash", 8, long=True)
             table = TdsHash()
             self.objects[index] = table
-            for _ in range(n):
-                at = self.pos
-                key = self.read_object()
-                try:
-                    table[key] = self.read_object()
-                except TypeError:
-                    self.fail("a tds.Hash key that is a list", at)
-            return table
+            return self.tds_entries(table, n) if n else table
         n = self.read_count("the length of a tds.Vec", 4, long=True)
         vec = TdsVec()
         self.objects[index] = vec
-        vec.extend(self.read_object() for _ in range(n))
+        return self.tds_items(vec, n) if n else vec
+
+    def tds_entries(self, table, n):
+        for _ in range(n):
+            at = self.pos
+            key = yield
+            self.store(table, key, (yield), at, "a tds.Hash key")
+        return table
+
+    def tds_items(self, vec, n):
+        for _ in range(n):
+            vec.append((yield))
         return vec
 
 
