@@ -174,13 +174,57 @@ from torch._indexing import *  # noqa: E402,F403
 from torch._nn_ops import *  # noqa: E402,F403
 from torch._shape_ops import *  # noqa: E402,F403
 from torch._sorting import *  # noqa: E402,F403
+from torch.backends import (  # noqa: E402,F401  (global switches; torch.backends.cudnn, ...)
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    use_deterministic_algorithms,
+)
 from torch.serialization import load, save  # noqa: E402,F401
 from torch.storage import *  # noqa: E402,F403
+
+
+class OutOfMemoryError(RuntimeError):
+    """An allocation failed for want of memory (``torch.cuda.OutOfMemoryError`` is this
+    class)."""
+
 
 install_missing_package_hints(__path__)
 
 # With torch-autograd installed, importing it registers the recording layer with the core.
 if _packages.installed(__path__, "autograd"):
     import torch.autograd  # noqa: E402,F401
+
+# Submodules reachable as attributes after a plain `import torch`, as in PyTorch
+# (`torch.utils.data.DataLoader`, `torch.cuda.is_available()`), each imported on first use
+# so that `import torch` stays fast. Those of other wheels name their package when missing.
+_LAZY_SUBMODULES = frozenset(
+    (
+        "accelerator",
+        "autograd",
+        "cuda",
+        "legacy",
+        "multiprocessing",
+        "nn",
+        "optim",
+        "random",
+        "testing",
+        "utils",
+    )
+)
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        return _packages.import_submodule(__name__, name)
+    raise AttributeError(f"module 'torch' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY_SUBMODULES)
+
 
 del _openblas, _os

@@ -45,10 +45,26 @@ Tensor = _C.Tensor
 
 def _finish(t, requires_grad=False, device=None):
     if device is not None and _C.device(device) != t.device:
+        _check_backend(device)
         t = t.to(device)
     if requires_grad:
         t.requires_grad = True
     return t
+
+
+def _check_backend(device):
+    """A device this build has no backend for (cuda, until its backend registers) raises
+    torch.cuda's clear error ("Torch not compiled with CUDA enabled ...")."""
+    if device is not None and _C.device(device).type != "cpu":
+        from torch.cuda import _unavailable
+
+        raise _unavailable(f"create a tensor on {_C.device(device)}")
+
+
+def _empty(size, dtype, device):
+    """``_C.empty``, checking the device first."""
+    _check_backend(device)
+    return _C.empty(size, dtype, device)
 
 
 def _size(size, op):
@@ -129,7 +145,7 @@ def empty(
     """An uninitialised tensor of the given shape."""
     if out is not None:
         return out.resize_(_size(size, "empty"))
-    t = _C.empty(_size(size, "empty"), dtype or _C.get_default_dtype(), device)
+    t = _empty(_size(size, "empty"), dtype or _C.get_default_dtype(), device)
     return _finish(t, requires_grad)
 
 
@@ -154,13 +170,13 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
     n = 1 + builtins.sum((s - 1) * st for s, st in zip(size, stride)) if 0 not in size else 0
-    base = _C.empty((n,), dtype or _C.get_default_dtype(), device)
+    base = _empty((n,), dtype or _C.get_default_dtype(), device)
     return _finish(base.as_strided(size, stride, 0), requires_grad)
 
 
 def _like(input, dtype, device, requires_grad, value=None):
     if value is None:
-        return _C.empty(input.shape, dtype or input.dtype, device or input.device)
+        return _empty(input.shape, dtype or input.dtype, device or input.device)
     return _finish(_C._full(input.shape, value, dtype or input.dtype), False, device)
 
 
@@ -285,7 +301,7 @@ def _random_tensor(size, dtype, device, op):
     dtype = dtype or _C.get_default_dtype()
     if not dtype.is_floating_point:
         raise TypeError(f"{op}(): expected a floating-point dtype, got {dtype}")
-    return _C.empty(_size(size, op), dtype, device)
+    return _empty(_size(size, op), dtype, device)
 
 
 def rand(
@@ -325,7 +341,7 @@ def randint(
         low, high, size = 0, low, high
     elif high is None:
         raise TypeError("randint(): missing the required argument 'high'")
-    t = _C.empty(_size((size,), "randint"), dtype or _C.int64, device) if out is None else out
+    t = _empty(_size((size,), "randint"), dtype or _C.int64, device) if out is None else out
     _C._random_(t, low, high, generator)
     return _finish(t, requires_grad)
 

@@ -2,7 +2,9 @@
 
 In torch-core so that `with torch.no_grad():` works with or without torch-autograd."""
 
+import builtins
 import functools
+import threading
 
 from torch import _C
 
@@ -74,15 +76,49 @@ class _Reset(_Mode):
 
 
 class inference_mode(_Mode):
-    """Like no_grad (this engine has no separate inference tensors)."""
+    """Context manager and decorator for code that computes without autograd: inside,
+    ops record nothing (as under ``no_grad``) and ``is_inference_mode_enabled()`` is True.
+    ``inference_mode(False)`` turns it off (and grad mode on) for its block; a bare
+    ``@torch.inference_mode`` decorates like ``@torch.inference_mode()``.
+
+    PyTorch also marks the tensors made inside as "inference tensors", which may never
+    enter autograd later; this engine has no such tensors, so here they behave like those
+    made under ``no_grad``.
+
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> with torch.inference_mode():
+    ...     y = x * 2
+    ...     torch.is_inference_mode_enabled()
+    True
+    >>> y.requires_grad
+    False
+    """
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, builtins.bool):
+            return super().__new__(cls)
+        return cls()(mode)  # @torch.inference_mode without parentheses
 
     def __init__(self, mode=True):
         self.enabled = not mode
         self.mode = mode
 
+    def __enter__(self):
+        self._prev_inference = is_inference_mode_enabled()
+        _state.inference = self.mode
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        _state.inference = self._prev_inference
+        return super().__exit__(*exc)
+
     def clone(self):
         return inference_mode(self.mode)
 
 
+_state = threading.local()  # per thread, like grad mode
+
+
 def is_inference_mode_enabled():
-    return False
+    """Whether the calling thread is inside an ``inference_mode()`` block."""
+    return getattr(_state, "inference", False)

@@ -199,10 +199,9 @@ def to(self, *args, **kwargs):
     dtype, device = _parse_to(args, kwargs)
     copy = kwargs.get("copy", False)
     if device is not None and _C.device(device) != self.device:
-        raise RuntimeError(
-            f"to(): cannot move a tensor to {_C.device(device)}: this build has only the cpu "
-            "backend (CUDA support is not installed)"
-        )
+        from torch.cuda import _unavailable
+
+        raise _unavailable(f"move a tensor to {_C.device(device)}")
     return self._to_dtype(dtype or self.dtype, copy)
 
 
@@ -213,7 +212,29 @@ def cpu(self, memory_format=None):
 
 @_method
 def cuda(self, device=None, non_blocking=False):
-    return self.to("cuda" if device is None else _C.device("cuda", device))
+    if device is None or isinstance(device, builtins.int):
+        device = _C.device("cuda", device) if device is not None else "cuda"
+    return self.to(device)
+
+
+@_method
+def get_device(self):
+    """The CUDA device index of a CUDA tensor; -1 for a CPU tensor."""
+    return -1 if self.device.type == "cpu" else self.device.index
+
+
+@_method
+def is_pinned(self, device=None):
+    """Whether the tensor is in page-locked memory (for fast copies to a GPU): False."""
+    return False
+
+
+@_method
+def pin_memory(self, device=None):
+    """Page-locked memory speeds up copies to a GPU; there is none in this build."""
+    from torch.cuda import _unavailable
+
+    raise _unavailable("pin memory (page-locked memory serves copies to a GPU)")
 
 
 def _caster(name, dtype):
@@ -312,7 +333,7 @@ def detach_(self):
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from torch._creation import tensor
 
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
 def _new_filled(name, value):
@@ -331,16 +352,16 @@ _new_filled("new_ones", 1)
 
 @_method
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-    from torch._creation import _size
+    from torch._creation import _empty, _size
 
-    return _C.empty(_size(size, "new_empty"), dtype or self.dtype, device)
+    return _empty(_size(size, "new_empty"), dtype or self.dtype, device)
 
 
 @_method
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     from torch._creation import full
 
-    return full(size, fill_value, dtype=dtype or self.dtype)
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device)
 
 
 @_method

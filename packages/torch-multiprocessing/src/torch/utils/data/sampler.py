@@ -59,8 +59,12 @@ class RandomSampler(Sampler):
     """A random permutation of the indices, or ``num_samples`` draws with ``replacement``.
 
     Without replacement and ``num_samples > len(data_source)``, whole permutations are
-    concatenated. A new order is drawn at each ``iter()``.
+    concatenated. A new order is drawn at each ``iter()``. Draws with replacement are made
+    ``CHUNK`` at a time as iteration proceeds, so the "endless" sampler
+    ``RandomSampler(ds, replacement=True, num_samples=int(1e10))`` costs no memory up front.
     """
+
+    CHUNK = 1024  # indices drawn per call when sampling with replacement
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         self.data_source = data_source
@@ -78,7 +82,9 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         g = self.generator if self.generator is not None else _fresh_generator()
         if self.replacement:
-            yield from torch.randint(0, n, (self.num_samples,), generator=g).tolist()
+            for start in range(0, self.num_samples, self.CHUNK):
+                size = min(self.CHUNK, self.num_samples - start)
+                yield from torch.randint(0, n, (size,), generator=g).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from torch.randperm(n, generator=g).tolist()

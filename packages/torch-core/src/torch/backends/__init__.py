@@ -1,0 +1,124 @@
+"""Global switches of the compute backends, as PyTorch names them.
+
+``torch.backends.cudnn``, ``.cuda``, ``.mps``, ``.openmp``, ``.mkldnn`` and ``.mkl`` report
+what this build has (the CPU backend with OpenMP and OpenBLAS; no CUDA, cuDNN, MPS, oneDNN
+or MKL yet) and keep their flags, so programs that set them run unchanged. This module also
+keeps the process-wide settings behind ``torch.set_float32_matmul_precision`` and
+``torch.use_deterministic_algorithms``.
+
+The CPU kernels compute float32 products in float32 whatever the precision setting, and
+give the same result for the same input on every run (with the same thread count); the
+settings are recorded and reported back, and take effect once a backend that has faster,
+less precise or non-deterministic kernels (the CUDA one) reads them.
+"""
+
+import warnings
+
+from torch import _packages
+
+__all__ = [
+    "are_deterministic_algorithms_enabled",
+    "get_deterministic_debug_mode",
+    "get_float32_matmul_precision",
+    "is_deterministic_algorithms_warn_only_enabled",
+    "set_deterministic_debug_mode",
+    "set_float32_matmul_precision",
+    "use_deterministic_algorithms",
+]
+
+_PRECISIONS = ("highest", "high", "medium")
+_float32_matmul_precision = "highest"
+_deterministic = False
+_deterministic_warn_only = False
+
+
+def get_float32_matmul_precision():
+    """The float32 matrix-product precision: ``"highest"`` (the default), ``"high"`` or
+    ``"medium"``."""
+    return _float32_matmul_precision
+
+
+def set_float32_matmul_precision(precision):
+    """Allow float32 products to use faster, less precise internal types: ``"highest"``
+    (float32 throughout), ``"high"`` (TF32 on GPUs), ``"medium"`` (bfloat16). An unknown
+    value warns and changes nothing, as in PyTorch.
+
+    >>> torch.set_float32_matmul_precision("high")
+    >>> torch.backends.cuda.matmul.allow_tf32
+    True
+    >>> torch.set_float32_matmul_precision("highest")
+    """
+    global _float32_matmul_precision
+    if precision not in _PRECISIONS:
+        warnings.warn(
+            f"set_float32_matmul_precision: {precision!r} is not one of 'highest', 'high' or "
+            "'medium'; the precision is unchanged",
+            UserWarning,
+            stacklevel=2,
+        )
+        return
+    _float32_matmul_precision = precision
+
+
+def _check_bool(value, what):
+    if not isinstance(value, bool):
+        raise TypeError(f"{what}: expected a bool, got {type(value).__name__}")
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """Ask every op to use a deterministic algorithm (``mode=True``).
+
+    Every CPU kernel of this build already is (for a given thread count), so this only
+    records the setting, which ``are_deterministic_algorithms_enabled()`` reports."""
+    global _deterministic, _deterministic_warn_only
+    _check_bool(mode, "use_deterministic_algorithms(mode)")
+    _check_bool(warn_only, "use_deterministic_algorithms(warn_only)")
+    _deterministic, _deterministic_warn_only = mode, warn_only
+
+
+def are_deterministic_algorithms_enabled():
+    """Whether ``use_deterministic_algorithms(True)`` is in force."""
+    return _deterministic
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    """Whether ``use_deterministic_algorithms(True, warn_only=True)`` is in force."""
+    return _deterministic_warn_only
+
+
+_DEBUG_MODES = ("default", "warn", "error")
+
+
+def set_deterministic_debug_mode(debug_mode):
+    """``"default"``/0 (off), ``"warn"``/1 (deterministic, warn only) or ``"error"``/2
+    (deterministic): the same switch as ``use_deterministic_algorithms``."""
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError(
+                "set_deterministic_debug_mode: expected one of 'default', 'warn', 'error', "
+                f"got {debug_mode!r}"
+            )
+        debug_mode = _DEBUG_MODES.index(debug_mode)
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"set_deterministic_debug_mode: expected 0, 1 or 2, got {debug_mode!r}")
+    use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode():
+    """0, 1 or 2, as set by ``set_deterministic_debug_mode``."""
+    if not _deterministic:
+        return 0
+    return 1 if _deterministic_warn_only else 2
+
+
+_SUBMODULES = frozenset({"cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp"})
+
+
+def __getattr__(name):  # torch.backends.cudnn works after a plain `import torch`
+    if name in _SUBMODULES:
+        return _packages.import_submodule(__name__, name)
+    raise AttributeError(f"module 'torch.backends' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | _SUBMODULES)

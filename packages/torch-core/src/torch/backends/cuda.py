@@ -1,0 +1,79 @@
+"""The CUDA backend's switches: this build has no CUDA backend (``is_built()`` is False).
+
+``torch.backends.cuda.matmul.allow_tf32`` mirrors ``torch.get_float32_matmul_precision()``
+as in PyTorch: True for ``"high"`` and ``"medium"``, and setting it sets the precision to
+``"high"`` (True) or ``"highest"`` (False). The scaled-dot-product-attention switches keep
+what programs set.
+"""
+
+import torch.backends as _backends
+
+__all__ = [
+    "enable_flash_sdp",
+    "enable_math_sdp",
+    "enable_mem_efficient_sdp",
+    "flash_sdp_enabled",
+    "is_built",
+    "math_sdp_enabled",
+    "matmul",
+    "mem_efficient_sdp_enabled",
+]
+
+
+def is_built():
+    """Whether this build has the CUDA backend: False. (``torch.cuda.is_available()`` says
+    whether a GPU can be used right now.)"""
+    return False
+
+
+class _Matmul:
+    """``torch.backends.cuda.matmul``: cuBLAS's precision switches."""
+
+    _REDUCED = ("allow_fp16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction")
+
+    def __init__(self):
+        object.__setattr__(self, "_reduced", dict.fromkeys(self._REDUCED, True))
+
+    def __getattr__(self, name):
+        if name == "allow_tf32":
+            return _backends.get_float32_matmul_precision() != "highest"
+        if name in self._REDUCED:
+            return self._reduced[name]
+        raise AttributeError(f"torch.backends.cuda.matmul has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        if name == "allow_tf32":
+            _backends.set_float32_matmul_precision("high" if value else "highest")
+        elif name in self._REDUCED:
+            self._reduced[name] = bool(value)
+        else:
+            raise AttributeError(f"torch.backends.cuda.matmul has no attribute '{name}'")
+
+
+matmul = _Matmul()
+
+_sdp = {"flash": True, "mem_efficient": True, "math": True}
+
+
+def flash_sdp_enabled():
+    return _sdp["flash"]
+
+
+def enable_flash_sdp(enabled):
+    _sdp["flash"] = bool(enabled)
+
+
+def mem_efficient_sdp_enabled():
+    return _sdp["mem_efficient"]
+
+
+def enable_mem_efficient_sdp(enabled):
+    _sdp["mem_efficient"] = bool(enabled)
+
+
+def math_sdp_enabled():
+    return _sdp["math"]
+
+
+def enable_math_sdp(enabled):
+    _sdp["math"] = bool(enabled)
