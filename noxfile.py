@@ -36,9 +36,11 @@ PURE = [
 TEST_DEPS = ["pytest", "hypothesis", "numpy"]
 
 
-def core_wheel(session: nox.Session) -> str:
-    """Path of torch-core's wheel for the current sources, built with the session's Python."""
+def core_wheel(session: nox.Session, cmake_args: str = "") -> str:
+    """Path of torch-core's wheel for the current sources, built with the session's Python
+    (and extra CMake arguments, e.g. sanitizer flags)."""
     digest = hashlib.sha256(session.python.encode())  # the wheel's ABI tag follows the Python
+    digest.update(cmake_args.encode())
     for name in CORE_INPUTS:
         paths = [CORE / name] if (CORE / name).is_file() else sorted((CORE / name).rglob("*"))
         for path in paths:
@@ -49,7 +51,8 @@ def core_wheel(session: nox.Session) -> str:
     if not wheels:
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = tempfile.mkdtemp(dir=cache.parent)  # then renamed: a cache entry is whole or absent
-        session.run("python", "-m", "pip", "wheel", "--no-deps", "-w", tmp, str(CORE))
+        env = {"CMAKE_ARGS": cmake_args} if cmake_args else {}
+        session.run("python", "-m", "pip", "wheel", "--no-deps", "-w", tmp, str(CORE), env=env)
         os.replace(tmp, cache)
         wheels = sorted(cache.glob("torch_core-*.whl"))
     else:
@@ -187,6 +190,59 @@ def bench(session: nox.Session) -> None:
         str(ref_python),
         *session.posargs,
     )
+
+
+FUZZERS = {  # name -> (script, its count flag); each prints its counts and fails on a finding
+    "load": ("packages/torch-core/tests/fuzz/fuzz_load.py", "--inputs"),
+    "ops": ("packages/torch-core/tests/fuzz/fuzz_ops.py", "--calls"),
+    "t7": ("packages/torch-legacy/tests/fuzz_t7.py", "--inputs"),
+}
+
+
+@nox.session(python=PYTHON)
+def fuzz(session: nox.Session) -> None:
+    """The long fuzz runs: 100,000 mutated checkpoints, 100,000 bad op calls (exception families
+    compared with PyTorch 2.13 from .nox/bench-ref) and 100,000 mutated .t7 files. Pass
+    `-- COUNT [SEED]` for other sizes."""
+    install_all(session, *TEST_DEPS)
+    count = session.posargs[0] if session.posargs else "100000"
+    seed = session.posargs[1] if len(session.posargs) > 1 else "0"
+    ref_python = pytorch_venv(session)
+    for name, (script, flag) in FUZZERS.items():
+        extra = ["--ref", ref_python] if name == "ops" else []
+        session.run("python", script, flag, count, "--seed", seed, *extra)
+
+
+SANITIZE_FLAGS = (
+    "-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+)
+
+
+@nox.session(python=PYTHON)
+def sanitize(session: nox.Session) -> None:
+    """torch-core built with AddressSanitizer and UndefinedBehaviorSanitizer (its own build
+    tree and wheel cache), then the core's tests and a short run of each fuzzer under it.
+    Any sanitizer report stops the run with an error."""
+    cmake_args = (
+        f"-DCMAKE_CXX_FLAGS='{SANITIZE_FLAGS}' -DCMAKE_BUILD_TYPE=RelWithDebInfo "
+        f"-DCMAKE_SHARED_LINKER_FLAGS='-fsanitize=address,undefined'"
+    )
+    session.install(core_wheel(session, cmake_args), *PURE, *TEST_DEPS)
+    runtime = [
+        session.run("gcc", f"-print-file-name={lib}", silent=True, external=True).strip()
+        for lib in ("libasan.so", "libubsan.so")
+    ]
+    env = {
+        "LD_PRELOAD": " ".join(runtime),  # the Python binary itself is not instrumented
+        # leaks: CPython's own allocations at exit are not ours; a huge request must fail
+        # as an exception (the tests ask for 2^47 floats on purpose), not abort
+        "ASAN_OPTIONS": "detect_leaks=0:allocator_may_return_null=1:halt_on_error=1",
+        "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1",
+    }
+    session.run("pytest", "packages/torch-core/tests", "-m", "not slow", "-x", "-q",
+                *session.posargs, env=env)  # fmt: skip
+    for script, flag in FUZZERS.values():
+        session.run("python", script, flag, "3000", "--seed", "1", env=env)
 
 
 @nox.session(python=PYTHON)

@@ -6,6 +6,7 @@ followed by a Python restart picks up C++ changes (needs ``--no-build-isolation`
 Extra CMake arguments come from ``$CMAKE_ARGS``.
 """
 
+import hashlib
 import json
 import os
 import shlex
@@ -27,6 +28,11 @@ class CMakeBuildHook(BuildHookInterface):
 
         root = Path(self.root)
         build = root / "build" / sysconfig.get_config_var("SOABI")
+        extra = os.environ.get("CMAKE_ARGS", "")
+        if extra:  # e.g. a sanitizer build: its own tree, so the normal one is not rebuilt
+            build = build.with_name(
+                build.name + "-" + hashlib.sha256(extra.encode()).hexdigest()[:8]
+            )
         stage = build / "stage"
         openblas = Path(scipy_openblas32.get_lib_dir()).glob("cmake/*/OpenBLASConfig.cmake")
         tools = {
@@ -54,7 +60,7 @@ class CMakeBuildHook(BuildHookInterface):
         ]
         if shutil.which("ccache"):
             args.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
-        args += shlex.split(os.environ.get("CMAKE_ARGS", ""))
+        args += shlex.split(extra)
         env = {"CCACHE_BASEDIR": str(root), **os.environ}
 
         def cmake(*argv):
