@@ -41,11 +41,61 @@ def _int(value, op, arg):
     if isinstance(value, builtins.bool):
         raise TypeError(f"{op}(): argument '{arg}' must be int, not bool")
     try:
-        return operator.index(value)
+        v = operator.index(value)
     except TypeError:
         raise TypeError(
             f"{op}(): argument '{arg}' must be int, not {type(value).__name__}"
         ) from None
+    if not -(2**63) <= v < 2**63:
+        raise ValueError(f"{op}(): argument '{arg}' is {v}, which overflows int64")
+    return v
+
+
+def _float(value, op, arg):
+    """A float argument: a real number (TypeError for strings, None, tensors, ...)."""
+    if isinstance(value, (builtins.int, builtins.float)) or (
+        hasattr(value, "__float__") and not isinstance(value, (Tensor, str, bytes, complex))
+    ):
+        return builtins.float(value)
+    raise TypeError(f"{op}(): argument '{arg}' must be float, not {type(value).__name__}")
+
+
+def _bool(value, op, arg):
+    """A bool argument: bool (or NumPy's bool_), TypeError for anything else (as PyTorch)."""
+    if isinstance(value, builtins.bool) or type(value).__name__ == "bool_":
+        return builtins.bool(value)
+    raise TypeError(f"{op}(): argument '{arg}' must be bool, not {type(value).__name__}")
+
+
+_WIDE_FLOATS = (_C.float32, _C.float64)
+_HALF_FLOATS = (_C.float16, _C.bfloat16)
+
+
+def _compute_dtype(input, op):
+    """The dtype the float32/float64 kernels run ``input`` in: its own, float32 for the 16-bit
+    floats (the caller rounds the result back), NotImplementedError for integer and bool
+    inputs (PyTorch's CPU kernels are floating-point only too)."""
+    if input.dtype in _WIDE_FLOATS:
+        return input.dtype
+    if input.dtype in _HALF_FLOATS:
+        return _C.float32
+    raise NotImplementedError(
+        f"{op}(): not implemented for '{_dtype_label(input.dtype)}' ({input.dtype}); expected "
+        f"a floating-point input"
+    )
+
+
+def _check_out_size(shape, dtype, op):
+    """RuntimeError where a result of ``shape`` could not exist (its byte size overflows
+    int64), before any kernel allocates it."""
+    n = math.prod(shape) if shape else 1
+    if (
+        builtins.any(v < 0 for v in shape)
+        or n * _C.empty(0, dtype=dtype).element_size() > 2**63 - 1
+    ):
+        raise RuntimeError(
+            f"{op}(): Storage size calculation overflowed with sizes={builtins.list(shape)}"
+        )
 
 
 def _ntuple(value, n, op, arg):
@@ -61,12 +111,102 @@ def _ntuple(value, n, op, arg):
     return [_int(value, op, arg)] * n
 
 
-def _spatial_input(input, D, op):
+# PyTorch's names for the dtypes, as its "not implemented for 'Long'" messages spell them.
+_DTYPE_LABELS = {
+    _C.float64: "Double", _C.float32: "Float", _C.float16: "Half", _C.bfloat16: "BFloat16",
+    _C.int64: "Long", _C.int32: "Int", _C.int16: "Short", _C.int8: "Char", _C.uint8: "Byte",
+    _C.bool: "Bool",
+}  # fmt: skip
+_INT_RANGES = {
+    _C.uint8: (0, 2**8 - 1), _C.int8: (-(2**7), 2**7 - 1), _C.int16: (-(2**15), 2**15 - 1),
+    _C.int32: (-(2**31), 2**31 - 1), _C.int64: (-(2**63), 2**63 - 1),
+}  # fmt: skip
+_FLOAT_MAX = {
+    _C.float16: 65504.0,
+    _C.bfloat16: 3.3895313892515355e38,
+    _C.float32: 3.4028234663852886e38,
+}
+
+
+def _dtype_label(dtype):
+    return _DTYPE_LABELS.get(dtype, str(dtype))
+
+
+def _require_float(input, op):
+    """TypeError for a non-tensor, NotImplementedError for an integer or bool tensor (the
+    kernels of ``op`` exist for floating-point dtypes only, as in PyTorch)."""
+    _check_tensor(input, op)
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f"{op}(): not implemented for '{_dtype_label(input.dtype)}' ({input.dtype}); "
+            f"expected a floating-point input"
+        )
+
+
+def _number(value, op, arg):
+    """A Number argument (bool, int, float or a one-element tensor) as a Python scalar."""
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise TypeError(
+                f"{op}(): argument '{arg}' must be Number, not a Tensor of shape "
+                f"{tuple(value.shape)}"
+            )
+        return value.item()
+    if isinstance(value, (builtins.bool, builtins.int, builtins.float)):
+        return value
+    if hasattr(value, "__index__"):
+        return operator.index(value)
+    if hasattr(value, "__float__") and not isinstance(value, (str, bytes, complex)):
+        return builtins.float(value)
+    raise TypeError(f"{op}(): argument '{arg}' must be Number, not {type(value).__name__}")
+
+
+def _scalar_to(value, dtype, op, arg="value"):
+    """The Python number ``value`` as an element of ``dtype`` holds it (int for integer
+    dtypes, truncated toward zero; bool; float), or RuntimeError where it does not fit:
+    NaN, infinities and out-of-range values for integers, finite values beyond the largest
+    finite one for 16- and 32-bit floats (PyTorch's overflow check)."""
+    value = _number(value, op, arg)
+    if isinstance(value, builtins.int) and not -(2**63) <= value < 2**64:
+        raise OverflowError(f"{op}(): argument '{arg}' ({value}): int too big to convert")
+    if dtype == _C.bool:
+        return builtins.bool(value)
+    rng = _INT_RANGES.get(dtype)
+    if rng is not None:
+        ok = (math.isfinite(value) if isinstance(value, builtins.float) else True) and rng[
+            0
+        ] <= value <= rng[1]
+        if not ok:
+            raise RuntimeError(
+                f"{op}(): {arg} {value} cannot be converted to type {dtype} without overflow "
+                f"(its range is [{rng[0]}, {rng[1]}])"
+            )
+        return builtins.int(value)
+    v = builtins.float(value)
+    big = _FLOAT_MAX.get(dtype)
+    if big is not None and math.isfinite(v) and builtins.abs(v) > big:
+        raise RuntimeError(
+            f"{op}(): {arg} {value} cannot be converted to type {dtype} without overflow (its "
+            f"largest finite value is {big})"
+        )
+    return v
+
+
+def _spatial_input(input, D, op, empty_channels=False):
     _check_tensor(input, op)
     if input.dim() not in (D + 1, D + 2):
         raise RuntimeError(
             f"{op}(): expected {D + 1}D (unbatched) or {D + 2}D (batched) input, got input of "
             f"shape {tuple(input.shape)}"
+        )
+    first = 1 if input.dim() == D + 2 else 0  # only the batch dim may be empty
+    if empty_channels:  # (adaptive average pooling allows no channels too)
+        first = input.dim() - D
+    if builtins.any(n == 0 for n in input.shape[first:]):
+        raise RuntimeError(
+            f"{op}(): expected {D + 1}D or {D + 2}D (batch mode) tensor with optional 0 dim "
+            f"batch size for input, and non-zero sizes for the other dims, but got: "
+            f"{builtins.list(input.shape)}"
         )
 
 
@@ -80,7 +220,23 @@ def _max_pool(D, input, kernel_size, stride, padding, dilation, ceil_mode, retur
     s = k if stride is None or stride == [] or stride == () else _ntuple(stride, D, op, "stride")
     p = _ntuple(padding, D, op, "padding")
     d = _ntuple(dilation, D, op, "dilation")
-    out, indices = _C._max_pool(input, k, s, p, d, builtins.bool(ceil_mode))
+    ceil = _bool(ceil_mode, op, "ceil_mode")
+    dt = input.dtype
+    if dt in _WIDE_FLOATS or dt in _HALF_FLOATS:
+        out, indices = _C._max_pool(input.to(_compute_dtype(input, op)), k, s, p, d, ceil)
+        return (out.to(dt), indices) if return_indices else out.to(dt)
+    if dt == _C.bool or (D == 1 and not return_indices):
+        _compute_dtype(input, op)  # NotImplementedError, as PyTorch's kernels for these
+    # Integer inputs: find the windows' maxima through float64, then take the values from
+    # the input itself. Beyond 2^53 float64 would merge neighbouring values: pool their ranks
+    # among the input's values instead (exact, and the same order).
+    keys = input
+    if input.numel() and builtins.bool(((input > 2**53) | (input < -(2**53))).any()):
+        keys = searchsorted(input.reshape(-1).sort()[0], input)
+    _, indices = _C._max_pool(keys.to(_C.float64), k, s, p, d, ceil)
+    lead = builtins.list(input.shape[: input.dim() - D])
+    out = input.reshape(lead + [-1]).gather(-1, indices.reshape(lead + [-1]))
+    out = out.reshape(indices.shape)
     return (out, indices) if return_indices else out
 
 
@@ -113,14 +269,43 @@ def _avg_pool(D, input, kernel_size, stride, padding, ceil_mode, count_include_p
     s = k if stride is None or stride == [] or stride == () else _ntuple(stride, D, op, "stride")
     p = _ntuple(padding, D, op, "padding")
     if divisor is None:
-        divisor = 0
+        divisor = 0  # the kernel's "no override"
     else:
         divisor = _int(divisor, op, "divisor_override")
         if divisor == 0:
             raise RuntimeError(f"{op}(): divisor must be not zero")
-    return _C._avg_pool(
-        input, k, s, p, builtins.bool(ceil_mode), builtins.bool(count_include_pad), divisor
-    )
+    # The kernel takes a divisor <= 0 as "no override"; a negative override divides by its
+    # magnitude and flips the sign (x / -d is exactly -(x / d)).
+    ceil = _bool(ceil_mode, op, "ceil_mode")
+    count_pad = _bool(count_include_pad, op, "count_include_pad")
+    if input.dtype == _C.int64:
+        return _avg_pool_int64(input, k, s, p, ceil, count_pad, divisor)
+    x = input.to(_compute_dtype(input, op))
+    out = _C._avg_pool(x, k, s, p, ceil, count_pad, builtins.abs(divisor)).to(input.dtype)
+    return -out if divisor < 0 else out
+
+
+def _avg_pool_int64(input, k, s, p, ceil, count_pad, divisor):
+    """Average pooling of int64 (as PyTorch's CPU kernel): each window's int64 sum divided
+    by its divisor, truncated toward zero. The float kernel sums three 21-bit slices of the
+    values, each exactly, and the slices are recombined in int64."""
+    shift = 2**21
+    hi = _C.div(input, shift * shift, rounding_mode="floor")
+    rest = input - hi * (shift * shift)  # in [0, 2^42)
+    mid = _C.div(rest, shift, rounding_mode="floor")
+    lo = rest - mid * shift
+
+    def window_sums(t):
+        return _C._avg_pool(t.to(_C.float64), k, s, p, ceil, count_pad, 1).round().to(_C.int64)
+
+    sums = (window_sums(hi) * shift + window_sums(mid)) * shift + window_sums(lo)
+    if divisor:
+        div = full(builtins.list(sums.shape), divisor, dtype=_C.int64)
+    else:  # the windows' own divisors: the sum of ones over the mean of ones
+        one = ones(builtins.list(input.shape), dtype=_C.float64)
+        counts = _C._avg_pool(one, k, s, p, ceil, count_pad, 1)
+        div = (counts / _C._avg_pool(one, k, s, p, ceil, count_pad, 0)).round().to(_C.int64)
+    return _C.div(sums, div, rounding_mode="trunc")
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
@@ -159,6 +344,8 @@ def avg_pool3d(
 
 
 def _output_size(input, D, output_size, op):
+    if output_size is None:
+        raise TypeError(f"{op}(): argument 'output_size' must be tuple of ints, not NoneType")
     sizes = (
         builtins.list(output_size)
         if isinstance(output_size, (builtins.list, builtins.tuple))
@@ -168,16 +355,21 @@ def _output_size(input, D, output_size, op):
         sizes = sizes * D
     if len(sizes) != D:
         raise RuntimeError(f"{op}(): output_size must have {D} values, got {tuple(sizes)}")
-    return [
+    if D == 1 and sizes[0] is None:  # (only the 2-D and 3-D forms keep a size for None)
+        raise TypeError(f"{op}(): argument 'output_size' must be tuple of ints, not NoneType")
+    out = [
         input.shape[input.dim() - D + i] if v is None else _int(v, op, "output_size")
         for i, v in enumerate(sizes)
     ]
+    _check_out_size(builtins.list(input.shape[: input.dim() - D]) + out, input.dtype, op)
+    return out
 
 
 def _adaptive_avg(D, input, output_size):
     op = f"adaptive_avg_pool{D}d"
-    _spatial_input(input, D, op)
-    return _C._adaptive_avg_pool(input, _output_size(input, D, output_size, op))
+    _spatial_input(input, D, op, empty_channels=True)
+    size = _output_size(input, D, output_size, op)
+    return _C._adaptive_avg_pool(input.to(_compute_dtype(input, op)), size).to(input.dtype)
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -199,7 +391,9 @@ def adaptive_avg_pool3d(input, output_size):
 def _adaptive_max(D, input, output_size, return_indices):
     op = f"adaptive_max_pool{D}d"
     _spatial_input(input, D, op)
-    out, indices = _C._adaptive_max_pool(input, _output_size(input, D, output_size, op))
+    size = _output_size(input, D, output_size, op)
+    out, indices = _C._adaptive_max_pool(input.to(_compute_dtype(input, op)), size)
+    out = out.to(input.dtype)
     return (out, indices) if return_indices else out
 
 
@@ -227,12 +421,37 @@ def _max_unpool(D, input, indices, kernel_size, stride, padding, output_size):
     s = k if stride is None or stride == [] or stride == () else _ntuple(stride, D, op, "stride")
     p = _ntuple(padding, D, op, "padding")
     lead = builtins.list(input.shape[: input.dim() - D])
+    default = [(input.shape[-D + i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(D)]
     if output_size is None:
-        spatial = [(input.shape[-D + i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(D)]
+        spatial = default
     else:
-        spatial = [_int(v, op, "output_size") for v in builtins.list(output_size)[-D:]]
-        if len(spatial) != D:
-            raise RuntimeError(f"{op}(): output_size must have at least {D} values")
+        if isinstance(output_size, Tensor) or not hasattr(output_size, "__len__"):
+            raise TypeError(
+                f"{op}(): output_size must be a sequence, not {type(output_size).__name__}"
+            )
+        sizes = builtins.list(output_size)
+        if len(sizes) == D + 2:
+            sizes = sizes[2:]
+        if len(sizes) != D:
+            raise ValueError(
+                f"{op}(): output_size should be a sequence containing {D} or {D + 2} elements, "
+                f"but it has a length of '{len(sizes)}'"
+            )
+        spatial = [_int(v, op, "output_size") for v in sizes]
+        for i in range(D):  # within a stride of the default size (as PyTorch)
+            lo, hi = default[i] - s[i], default[i] + s[i]
+            if not lo < spatial[i] < hi:
+                raise ValueError(
+                    f'{op}(): invalid output_size "{tuple(spatial)}" (dim {i} must be between '
+                    f"{lo} and {hi})"
+                )
+    for i, v in enumerate(spatial):
+        if v < 0:
+            raise ValueError(
+                f"{op}(): max_unpooling: output_size must contain non-negative spatial "
+                f"dimensions, but got output_size[{i}]={v}"
+            )
+    _check_out_size(lead + spatial, input.dtype, op)
     n = math.prod(spatial)
     flat = input.reshape(lead + [-1]) if input.numel() else input.reshape(lead + [0])
     idx = indices.reshape(flat.shape)
@@ -264,6 +483,10 @@ def _softmax_args(name, input, dim, stacklevel, dtype):
     _check_tensor(input, name)
     if isinstance(stacklevel, _C.dtype):  # torch.softmax(x, dim, dtype) passes it third
         dtype, stacklevel = stacklevel, 3
+    if dtype is not None and not isinstance(dtype, _C.dtype):
+        raise TypeError(
+            f"{name}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}"
+        )
     if dim is None:
         warnings.warn(
             f"Implicit dimension choice for {name} has been deprecated. Change the call to "
@@ -280,19 +503,21 @@ def _softmax_args(name, input, dim, stacklevel, dtype):
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """exp(x) / sum(exp(x)) along ``dim`` (computed as exp(x - max) / sum(exp(x - max)))."""
     input, dim = _softmax_args("softmax", input, dim, _stacklevel, dtype)
-    return _C._softmax(input, dim)
+    return _C._softmax(input.to(_compute_dtype(input, "softmax")), dim).to(input.dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """x - logsumexp(x) along ``dim``, without overflow."""
     input, dim = _softmax_args("log_softmax", input, dim, _stacklevel, dtype)
-    return _C._log_softmax(input, dim)
+    x = input.to(_compute_dtype(input, "log_softmax"))
+    return _C._log_softmax(x, dim).to(input.dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmax(-x) along ``dim``."""
     input, dim = _softmax_args("softmin", input, dim, _stacklevel, dtype)
-    return _C._softmax(-input, dim)
+    x = input.to(_compute_dtype(input, "softmin"))
+    return _C._softmax(-x, dim).to(input.dtype)
 
 
 def _softmax_method(self, dim, dtype=None):
@@ -346,23 +571,60 @@ def batch_norm(
         )
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError(f"{op}(): running_mean and running_var must be defined in eval mode")
+    momentum = _float(momentum, op, "momentum")
+    eps = _float(eps, op, "eps")
+    if eps < 0:
+        raise ValueError(f"{op}(): batch_norm eps must be non-negative, but got {eps}")
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.dim() != 1:
+            raise RuntimeError(
+                f"{op}(): expected {name} to be a 1-D tensor, got shape {tuple(t.shape)}"
+            )
+    cd = _compute_dtype(input, op)
+    weight, bias = _in_dtype(weight, input, cd), _in_dtype(bias, input, cd)
+    stats = [_in_dtype(t, input, cd) for t in (running_mean, running_var)]
     out = _C._batch_norm(
-        input.reshape(n, c, s),
+        input.reshape(n, c, s).to(cd),
         weight,
         bias,
-        running_mean,
-        running_var,
+        stats[0],
+        stats[1],
         builtins.bool(training),
-        builtins.float(momentum),
-        builtins.float(eps),
+        momentum,
+        eps,
     )[0]
-    return out.reshape(input.shape)
+    for t, run in zip((running_mean, running_var), stats):
+        if t is not None and run is not t:  # 16-bit running stats: updated in float32
+            t.detach().copy_(run.detach())
+    return out.reshape(input.shape).to(input.dtype)
 
 
-def _normalize_rows(x, rows, eps):
+def _in_dtype(t, input, cd):
+    """A parameter of a 16-bit float input's normalisation, in the float32 that the kernel
+    runs (others are left for the kernel's dtype check)."""
+    if t is None or cd == input.dtype or t.dtype != input.dtype:
+        return t
+    return t.to(cd)
+
+
+def _check_affine_dtype(input, op, *params):
+    """Weight and bias have the input's dtype (or float32 for a 16-bit float input)."""
+    for name, t in params:
+        if _param(t, op, name) is None:
+            continue
+        if t.dtype != input.dtype and not (input.dtype in _HALF_FLOATS and t.dtype == _C.float32):
+            raise RuntimeError(
+                f"{op}(): mixed dtype (CPU): expected {name} to have the input's dtype "
+                f"{input.dtype}, got {t.dtype}"
+            )
+
+
+def _normalize_rows(x, rows, eps, op):
     """x (any shape, numel = rows * L) with each of its rows of L values normalised."""
+    cd = _compute_dtype(x, op)
     length = x.numel() // rows if rows else 0
-    out = _C._batch_norm(x.reshape(1, rows, length), None, None, None, None, True, 0.0, eps)[0]
+    x3 = x.reshape(1, rows, length).to(cd)
+    out = _C._batch_norm(x3, None, None, None, None, True, 0.0, eps)[0]
     return out.reshape(x.shape)
 
 
@@ -395,23 +657,27 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     for name, t in (("weight", weight), ("bias", bias)):
         if _param(t, op, name) is not None and builtins.tuple(t.shape) != shape:
             raise RuntimeError(f"{op}(): expected {name} of shape {shape}, got {tuple(t.shape)}")
+    _check_affine_dtype(input, op, ("weight", weight), ("bias", bias))
     rows = math.prod(input.shape[: input.dim() - k])
-    return _affine(_normalize_rows(input, rows, builtins.float(eps)), weight, bias)
+    y = _normalize_rows(input, rows, _float(eps, op, "eps"), op)
+    return _affine(y, weight, bias).to(input.dtype)
 
 
-def _channel_affine(y, weight, bias, op):
+def _channel_affine(y, weight, bias, op, dtype):
     c = y.shape[1]
     view = [c] + [1] * (y.dim() - 2)
     for name, t in (("weight", weight), ("bias", bias)):
-        if _param(t, op, name) is not None and t.numel() != c:
+        if _param(t, op, name) is not None and (t.dim() != 1 or t.shape[0] != c):
             raise RuntimeError(
-                f"{op}(): expected {name} of {c} values (one per channel), got {tuple(t.shape)}"
+                f"{op}(): expected {name} to be a vector of {c} values (one per channel), got "
+                f"shape {tuple(t.shape)}"
             )
-    return _affine(
+    out = _affine(
         y,
         None if weight is None else weight.reshape(view),
         None if bias is None else bias.reshape(view),
     )
+    return out.to(dtype)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -429,8 +695,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(
             f"{op}(): expected the number of channels ({c}) to be divisible by num_groups ({g})"
         )
-    y = _normalize_rows(input, n * g, builtins.float(eps))
-    return _channel_affine(y, weight, bias, op)
+    _check_affine_dtype(input, op, ("weight", weight), ("bias", bias))
+    y = _normalize_rows(input, n * g, _float(eps, op, "eps"), op)
+    return _channel_affine(y, weight, bias, op, input.dtype)
 
 
 def instance_norm(
@@ -459,23 +726,27 @@ def instance_norm(
             f"Expected more than 1 spatial element when training, got input size "
             f"{tuple(input.shape)}"
         )
+    cd = _compute_dtype(input, op)
+    _check_affine_dtype(input, op, ("weight", weight), ("bias", bias))
     stats = []
-    for t in (running_mean, running_var):
-        stats.append(None if t is None else t.detach().repeat(n))
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if _param(t, op, name) is not None and t.numel() != c:
+            raise RuntimeError(f"{op}(): {name} should contain {c} elements not {t.numel()}")
+        stats.append(None if t is None else t.detach().to(cd).reshape(-1).repeat(n))
     y = _C._batch_norm(
-        input.reshape(1, n * c, s),
+        input.reshape(1, n * c, s).to(cd),
         None,
         None,
         stats[0],
         stats[1],
         True,
-        builtins.float(momentum),
-        builtins.float(eps),
+        _float(momentum, op, "momentum"),
+        _float(eps, op, "eps"),
     )[0].reshape(input.shape)
     for t, rep in zip((running_mean, running_var), stats):
         if t is not None:
             t.detach().copy_(rep.reshape(n, c).mean(0).reshape(t.shape))
-    return _channel_affine(y, weight, bias, op)
+    return _channel_affine(y, weight, bias, op, input.dtype)
 
 
 # ---------------------------------------------------------------- losses
@@ -512,8 +783,11 @@ def _class_target(target, op):
             f"{target.dtype}; floating-point targets (class probabilities) are only accepted by "
             f"cross_entropy with a target of the input's shape"
         )
-    if target.dtype == _C.bool:
-        raise RuntimeError(f"{op}(): expected target to hold class indices (int64), got torch.bool")
+    if target.dtype not in (_C.int64, _C.uint8):
+        raise RuntimeError(
+            f"{op}(): expected target dtype to be Long or Byte (int64 or uint8 class indices), "
+            f"but got {_dtype_label(target.dtype)} ({target.dtype})"
+        )
     return target if target.dtype == _C.int64 else target.to(_C.int64)
 
 
@@ -561,7 +835,12 @@ def _nll(input, target, weight, ignore_index, reduction, op):
             f"shape {tuple(weight.shape)}"
         )
     code = _REDUCTIONS[reduction]
+    cd = _compute_dtype(input, op)
+    if cd != input.dtype:  # 16-bit floats: run in float32, round the loss back
+        x3 = x3.to(cd)
+        weight = _in_dtype(weight, input, cd)
     out = _C._nll_loss(x3, t2, weight, code, _int(ignore_index, op, "ignore_index"))[0]
+    out = out.to(input.dtype)
     return out.reshape(out_shape) if code == 0 and out_shape is not None else out
 
 
@@ -599,9 +878,9 @@ def cross_entropy(
     _check_tensor(input, op)
     if not isinstance(target, Tensor):
         raise TypeError(f"{op}(): argument 'target' must be Tensor, not {type(target).__name__}")
-    ls = builtins.float(label_smoothing)
-    if not 0.0 <= ls <= 1.0:
-        raise ValueError(f"{op}(): label_smoothing must be between 0.0 and 1.0, got {ls}")
+    ls = _float(label_smoothing, op, "label_smoothing")
+    if not ls <= 1.0:  # (PyTorch lets negative values through; NaN and > 1 fail)
+        raise RuntimeError(f"{op}(): label_smoothing must be between 0.0 and 1.0. Got: {ls}")
     if input.dim() == 0:
         raise ValueError(
             f"{op}(): expected input of 1 or more dims (C or N, C, ...), got a 0-d input"
@@ -631,7 +910,7 @@ def cross_entropy(
             return loss.sum()
         return loss.sum() / (input.numel() // c if c else 0)
     loss = _nll(logp, target, weight, ignore_index, reduction, op)
-    if ls == 0:
+    if not ls > 0:  # (PyTorch smooths only with a positive label_smoothing)
         return loss
     target = _class_target(target, op)
     smooth = -(logp.sum(cdim) if wview is None else (logp * wview).sum(cdim))
@@ -670,7 +949,7 @@ def _renorm_rows_(weight, indices, max_norm, norm_type):
 def _indices(input, op):
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
-    if input.is_floating_point() or input.dtype == _C.bool:
+    if input.dtype not in (_C.int64, _C.int32):
         raise RuntimeError(
             f"{op}(): expected input to hold indices (an integer tensor, int64 or int32), got "
             f"{input.dtype}"
@@ -683,7 +962,7 @@ def _padding_idx(padding_idx, num, op):
         return -1
     p = _int(padding_idx, op, "padding_idx")
     if not -num <= p < num:
-        raise ValueError(f"{op}(): padding_idx must be within num_embeddings ({num}), got {p}")
+        raise AssertionError(f"{op}(): Padding_idx must be within num_embeddings ({num}), got {p}")
     return p % num
 
 
@@ -710,8 +989,16 @@ def embedding(
         raise NotImplementedError(f"{op}(): sparse gradients are not supported (use sparse=False)")
     pad = _padding_idx(padding_idx, weight.shape[0], op)
     if max_norm is not None:
-        _renorm_rows_(weight, idx, builtins.float(max_norm), builtins.float(norm_type))
-    return _C._embedding(weight, idx, pad, builtins.bool(scale_grad_by_freq))
+        max_norm = _float(max_norm, op, "max_norm")
+        _renorm_rows_(weight, idx, max_norm, _float(norm_type, op, "norm_type"))
+    if weight.dtype in _WIDE_FLOATS or weight.dtype in _HALF_FLOATS:
+        w = weight.to(_compute_dtype(weight, op))
+        return _C._embedding(w, idx, pad, builtins.bool(scale_grad_by_freq)).to(weight.dtype)
+    # integer and bool tables are looked up as they are (nothing to differentiate)
+    n = weight.shape[0]
+    if idx.numel() and (builtins.bool((idx < 0).any()) or builtins.bool((idx >= n).any())):
+        raise IndexError(f"{op}(): index out of range in self (a weight of {n} rows)")
+    return weight.index_select(0, idx.reshape(-1)).reshape(builtins.list(idx.shape) + [-1])
 
 
 def embedding_bag(
@@ -732,8 +1019,24 @@ def embedding_bag(
     ``padding_idx`` are left out; an empty bag gives zeros."""
     op = "embedding_bag"
     idx = _indices(input, op)
-    if not isinstance(weight, Tensor) or weight.dim() != 2:
-        raise RuntimeError(f"{op}(): expected a 2-D weight tensor")
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"{op}(): argument 'weight' must be Tensor, not {type(weight).__name__}")
+    if weight.dim() != 2:
+        raise ValueError(
+            f"{op}(): weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}"
+        )
+    if not weight.is_floating_point():
+        raise RuntimeError(
+            f"{op}(): expected weight to have a floating-point dtype (Half, BFloat16, Float, "
+            f"Double), got {weight.dtype}"
+        )
+    n = weight.shape[0]
+    if idx.numel() and (builtins.bool((idx < 0).any()) or builtins.bool((idx >= n).any())):
+        bad = idx[(idx < 0) | (idx >= n)].reshape(-1)[0]
+        raise RuntimeError(
+            f"{op}(): input holds the index {builtins.int(bad)}, which is not in the valid "
+            f"range [0, {n})"
+        )
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"{op}(): mode has to be one of sum, mean or max, got {mode!r}")
     if per_sample_weights is not None:
@@ -766,6 +1069,13 @@ def embedding_bag(
                 f"{op}(): offsets[0] has to be 0 (the first bag starts at position 0), got "
                 f"{builtins.int(starts[0])}"
             )
+        if offsets.numel() and builtins.int(offsets[-1]) > idx.shape[0]:
+            raise RuntimeError(
+                f"{op}(): offsets[-1] can not be greater than input's length {idx.shape[0]} "
+                f"but got offsets[-1] of {builtins.int(offsets[-1])}"
+            )
+        if offsets.numel() > 1 and builtins.bool((offsets[1:] < offsets[:-1]).any()):
+            raise RuntimeError(f"{op}(): offsets must be non-decreasing, got {offsets.tolist()}")
         flat = idx
         pos = arange(idx.shape[0])
         bag = (searchsorted(starts, pos, right=True) - 1) if nbags else pos
@@ -803,10 +1113,24 @@ def embedding_bag(
 
 
 def _check_p(p, op):
-    p = builtins.float(p)
-    if not 0.0 <= p <= 1.0:
+    p = _float(p, op, "p")
+    if p < 0.0 or p > 1.0:
         raise ValueError(f"{op}(): dropout probability has to be between 0 and 1, but got {p}")
+    if p != p:
+        raise RuntimeError(f"{op}(): dropout probability has to be between 0 and 1, but got nan")
     return p
+
+
+def _dropout_input(input, op):
+    """The dtype a dropout mask is drawn in (float32 for 16-bit floats); RuntimeError for
+    integer and bool inputs, whose dtype cannot hold the scaled values."""
+    _check_tensor(input, op)
+    if not input.is_floating_point():
+        raise RuntimeError(
+            f"{op}(): result type Float can't be cast to the desired output type "
+            f"{_dtype_label(input.dtype)} ({input.dtype})"
+        )
+    return _C.float32 if input.dtype in _HALF_FLOATS else input.dtype
 
 
 def _apply_mask(input, mask, inplace):
@@ -821,7 +1145,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
     p = _check_p(p, op)
     if not training or p == 0.0 or input.numel() == 0:
         return input
-    mask = _C._dropout_mask(builtins.list(input.shape), p, input.dtype, True, None)
+    md = _dropout_input(input, op)
+    mask = _C._dropout_mask(builtins.list(input.shape), p, md, True, None).to(input.dtype)
     return _apply_mask(input, mask, inplace)
 
 
@@ -830,6 +1155,11 @@ def _feature_dropout(input, p, training, inplace, op, dims):
     _check_tensor(input, op)
     p = _check_p(p, op)
     nd = input.dim()
+    if nd < 2 and op != "dropout1d":
+        raise RuntimeError(
+            f"{op}(): Feature dropout requires at least 2 dimensions in the input, got shape "
+            f"{tuple(input.shape)}"
+        )
     if nd not in dims:
         if op == "dropout1d":
             raise RuntimeError(
@@ -862,7 +1192,8 @@ def _feature_dropout(input, p, training, inplace, op, dims):
     batched = nd != dims[0] or (op == "dropout2d" and nd == 3)
     lead = 2 if batched and nd >= 2 else 1
     shape = builtins.list(input.shape[:lead]) + [1] * (nd - lead)
-    mask = _C._dropout_mask(shape, p, input.dtype, True, None)
+    md = _dropout_input(input, op)
+    mask = _C._dropout_mask(shape, p, md, True, None).to(input.dtype)
     return _apply_mask(input, mask, inplace)
 
 
@@ -895,7 +1226,7 @@ def _alpha_dropout(input, p, training, inplace, op, feature):
     shape = builtins.list(input.shape)
     if feature:
         shape = shape[:2] + [1] * (len(shape) - 2)
-    keep = _C._dropout_mask(shape, p, input.dtype, False, None)
+    keep = _C._dropout_mask(shape, p, _dropout_input(input, op), False, None).to(input.dtype)
     a = ((1 - p) * (1 + p * _SELU_ALPHA_PRIME**2)) ** -0.5
     b = -a * _SELU_ALPHA_PRIME * p
     scale = keep * a
@@ -960,6 +1291,11 @@ def interpolate(
             "linear | bilinear | bicubic | trilinear"
         )
     align = builtins.bool(align_corners) if align_corners is not None else False
+    if builtins.any(n == 0 for n in input.shape[1:]):
+        raise RuntimeError(
+            f"{op}(): Non-empty {input.dim()}D data tensor expected but got a tensor with sizes "
+            f"{builtins.list(input.shape)} (only the batch dim may be empty)"
+        )
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     in_sizes = builtins.list(input.shape[2:])
@@ -989,21 +1325,92 @@ def interpolate(
                 f"Input and scale_factor must have the same number of spatial dimensions, but "
                 f"got input with spatial dimensions of {in_sizes} and scale_factor of {factors}."
             )
-        factors = [builtins.float(f) for f in factors]
-        out = [math.floor(builtins.float(n) * f) for n, f in zip(in_sizes, factors)]
+        factors = [_float(f, op, "scale_factor") for f in factors]
+        out = []
+        for n, f in zip(in_sizes, factors):
+            v = builtins.float(n) * f
+            if not math.isfinite(v) or builtins.abs(v) >= 2.0**63:
+                raise RuntimeError(
+                    f"{op}(): the output size {v} (input size {n} times scale_factor {f}) "
+                    f"cannot be converted to type int64 without overflow"
+                )
+            out.append(math.floor(v))
         scales = [] if recompute_scale_factor else factors
     else:
         raise ValueError("either size or scale_factor should be defined")
+    if builtins.all(v > 0 for v in out):
+        _check_out_size(builtins.list(input.shape[:2]) + out, input.dtype, op)
     if mode == "area":
-        return _C._adaptive_avg_pool(input, out)
-    if mode.startswith("nearest") and not input.is_floating_point():
-        # nearest only copies values: exact through float64 (integers up to 2^53, bool)
-        y = _C._interpolate(input.to(_C.float64), out, scales, _INTERP[mode], align)
-        return y.to(input.dtype)
-    return _C._interpolate(input, out, scales, _INTERP[mode], align)
+        return _C._adaptive_avg_pool(input.to(_compute_dtype(input, op)), out).to(input.dtype)
+    if input.dtype == _C.uint8 and mode != "area":
+        # images: nearest copies values (exact through float32), the linear modes round
+        y = _C._interpolate(input.to(_C.float32), out, scales, _INTERP[mode], align)
+        if not mode.startswith("nearest"):
+            y = y.round().clamp(0, 255)
+        return y.to(_C.uint8)
+    x = input.to(_compute_dtype(input, op))
+    return _C._interpolate(x, out, scales, _INTERP[mode], align).to(input.dtype)
 
 
 _PAD_MODES = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
+_PAD_KERNEL_NAMES = {"reflect": "reflection_pad", "replicate": "replication_pad"}
+
+
+def _pad_list(pad, op):
+    if isinstance(pad, Tensor) or not isinstance(pad, (builtins.list, builtins.tuple)):
+        raise TypeError(f"{op}(): argument 'pad' must be tuple of ints, not {type(pad).__name__}")
+    pads = []
+    for i, v in enumerate(pad):
+        if isinstance(v, builtins.bool) or not hasattr(v, "__index__"):
+            raise TypeError(
+                f"{op}(): argument 'pad' must be tuple of ints, but found element of type "
+                f"{type(v).__name__} at pos {i}"
+            )
+        v = operator.index(v)
+        if not -(2**63) <= v < 2**63:
+            raise TypeError(f"{op}(): argument 'pad' element {v} at pos {i} overflows int64")
+        pads.append(v)
+    return pads
+
+
+def _pad_value(value, op):
+    """The fill value as PyTorch takes it: None or a float (a 0-d tensor gives its value)."""
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise TypeError(
+                f"{op}(): argument 'value' must be float, not a Tensor of shape "
+                f"{tuple(value.shape)}"
+            )
+        value = value.item()
+    if isinstance(value, (str, bytes, complex)) or not (
+        isinstance(value, (builtins.int, builtins.float)) or hasattr(value, "__float__")
+    ):
+        raise TypeError(f"{op}(): argument 'value' must be float, not {type(value).__name__}")
+    return builtins.float(value)
+
+
+def _pad_index(L, before, after, mode):
+    """For one padded dim of size L: the input index that each output position reads."""
+    o = arange(L + before + after)
+    if mode == "reflect":
+        s = (o - before).abs()
+        return _C.where(s >= L, 2 * (L - 1) - s, s)
+    if mode == "replicate":
+        return (o - before).clamp(0, L - 1)
+    # circular: negative padding crops first; the rest wraps around the cropped range
+    kept = L + builtins.min(before, 0) + builtins.min(after, 0)
+    return (o - builtins.max(before, 0)).remainder(kept) + builtins.max(-before, 0)
+
+
+def _pad_by_index(input, pads, mode):
+    """Non-constant padding of any dtype by gathering (exact for every dtype)."""
+    x = input
+    for i in range(len(pads) // 2):
+        d = input.dim() - 1 - i
+        x = x.index_select(d, _pad_index(input.shape[d], pads[2 * i], pads[2 * i + 1], mode))
+    return x
 
 
 def _pad_other_dtype(input, pads, value):
@@ -1015,8 +1422,6 @@ def _pad_other_dtype(input, pads, value):
         d = nd - 1 - i
         lo, hi = pads[2 * i], pads[2 * i + 1]
         start, stop = builtins.max(-lo, 0), x.shape[d] - builtins.max(-hi, 0)
-        if stop < start:
-            raise RuntimeError(f"pad(): negative padding ({lo}, {hi}) is larger than dim {d}")
         x = x.narrow(d, start, stop - start)
     shape = builtins.list(x.shape)
     index = [builtins.slice(None)] * nd
@@ -1030,6 +1435,52 @@ def _pad_other_dtype(input, pads, value):
     return out
 
 
+def _check_pad_sizes(input, pads, mode, op):
+    """The output shape, after PyTorch's checks of each padded dim for ``mode``."""
+    nd, k = input.dim(), len(pads) // 2
+    shape = builtins.list(input.shape)
+    if mode in ("reflect", "replicate"):
+        first = 1 if nd == k + 2 else 0  # the batch dim may be empty, no other
+        if any(n == 0 for n in shape[first:]):
+            raise RuntimeError(
+                f"{op}(): expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 "
+                f"batch size and other non-zero dimensions for input, but got: {shape}"
+            )
+    for i in range(k):
+        d = nd - 1 - i
+        L, before, after = shape[d], pads[2 * i], pads[2 * i + 1]
+        n = L + before + after
+        where = f"padding ({before}, {after}) at dim {d} of size {L}"
+        if mode == "reflect" and not (before < L and after < L):
+            raise RuntimeError(
+                f"{op}(): reflect padding must be smaller than the input size (padding size "
+                f"should be less than the corresponding input dimension), got {where}"
+            )
+        if mode == "circular" and not (before <= L and after <= L):
+            raise RuntimeError(
+                f"{op}(): circular padding may not wrap around more than once (padding value "
+                f"causes wrapping around more than once), got {where}"
+            )
+        if n < 0:
+            raise RuntimeError(
+                f"{op}(): the input size {L} at dim {d} plus padding ({before}, {after}) gives "
+                f"a negative output size {n}"
+            )
+        if n == 0 and mode in ("reflect", "replicate"):
+            raise RuntimeError(
+                f"{op}(): input size {L} at dim {d} is too small: with padding ({before}, "
+                f"{after}) the calculated output size is 0 ({mode} padding)"
+            )
+        shape[d] = n
+    nbytes = math.prod(shape) * input.element_size()
+    if nbytes > 2**63 - 1:
+        raise RuntimeError(
+            f"{op}(): Storage size calculation overflowed with sizes={shape} (output of {where} "
+            f"and the other pads)"
+        )
+    return shape
+
+
 def pad(input, pad, mode="constant", value=None):
     """Pads the last len(pad) // 2 dims: ``pad`` = (left, right) of the last dim, then of the
     one before, .... 'constant' (``value``; negative padding crops) pads any dims;
@@ -1037,35 +1488,44 @@ def pad(input, pad, mode="constant", value=None):
     'circular' (wrap around) pad the last 1-3 dims of a 2-5-D input."""
     op = "pad"
     _check_tensor(input, op)
-    if not isinstance(pad, (builtins.list, builtins.tuple)):
-        raise TypeError(f"{op}(): argument 'pad' must be a tuple of ints, not {type(pad).__name__}")
-    pads = [_int(v, op, "pad") for v in pad]
-    if len(pads) % 2:
-        raise ValueError("Padding length must be divisible by 2")
-    if len(pads) // 2 > input.dim():
-        raise RuntimeError(
-            f"{op}(): padding length should be less than or equal to two times the input "
-            f"dimension but got padding length {len(pads)} and input of dimension {input.dim()}"
-        )
+    pads = _pad_list(pad, op)
+    if not isinstance(mode, str):
+        raise TypeError(f"{op}(): argument 'mode' must be str, not {type(mode).__name__}")
+    value = _pad_value(value, op)
     if mode not in _PAD_MODES:
         raise NotImplementedError(
             f"Unrecognised padding mode {mode} (expected constant, reflect, replicate or circular)"
         )
+    if len(pads) % 2:
+        raise RuntimeError(f"{op}(): Padding length must be divisible by 2, got {len(pads)}")
+    if len(pads) // 2 > input.dim():
+        raise RuntimeError(
+            f"{op}(): Padding length should be less than or equal to two times the input "
+            f"dimension but got padding length {len(pads)} and input of dimension {input.dim()}"
+        )
     if mode != "constant":
         if value is not None and value != 0:
-            raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument')
+            raise RuntimeError(f'{op}(): Padding mode "{mode}" doesn\'t take in value argument')
         k = len(pads) // 2
         if k not in (1, 2, 3) or input.dim() not in (k + 1, k + 2):
             raise NotImplementedError(
-                f"{op}(): {mode} padding of {k} dims expects a {k + 1}D or {k + 2}D input, got "
-                f"{input.dim()}D (only 2D, 3D, 4D, 5D padding with non-constant padding are "
+                f"{op}(): padding size {len(pads)} is not supported for {input.dim()}D input "
+                f"tensor with {mode} padding (it pads the last {k} dims of a {k + 1}D or "
+                f"{k + 2}D input; only 2D, 3D, 4D, 5D padding with non-constant padding are "
                 f"supported)"
             )
-    value = 0.0 if value is None else value
-    if input.dtype not in (_C.float32, _C.float64):
-        if mode == "constant":
-            return _pad_other_dtype(input, pads, value)
-        # the other modes copy values: exact through float64 (integers up to 2^53, bool)
-        wide = _C.float32 if input.is_floating_point() else _C.float64
-        return _C._pad(input.to(wide), pads, _PAD_MODES[mode], 0.0).to(input.dtype)
-    return _C._pad(input, pads, _PAD_MODES[mode], builtins.float(value))
+        if input.dtype == _C.bool and mode in _PAD_KERNEL_NAMES:
+            raise NotImplementedError(
+                f"{op}(): \"{_PAD_KERNEL_NAMES[mode]}{k}d\" not implemented for 'Bool'"
+            )
+    shape = _check_pad_sizes(input, pads, mode, op)
+    if mode == "circular" and 0 in shape[input.dim() - len(pads) // 2 :]:
+        return zeros(shape, dtype=input.dtype)  # everything cropped away
+    if mode == "constant":
+        fill = _scalar_to(0.0 if value is None else value, input.dtype, op, "value")
+        if input.dtype in (_C.float32, _C.float64):
+            return _C._pad(input, pads, 0, fill)
+        return _pad_other_dtype(input, pads, fill)
+    if input.dtype in (_C.float32, _C.float64):
+        return _C._pad(input, pads, _PAD_MODES[mode], 0.0)
+    return _pad_by_index(input, pads, mode)

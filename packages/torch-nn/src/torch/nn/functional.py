@@ -115,7 +115,15 @@ def _check_reduction(reduction):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def _warn_size_mismatch(input, target):
+def _tensors(op, **tensors):
+    """TypeError for each of the named arguments that is not a tensor (None is allowed for
+    the optional ones: pass only required ones, or check None before)."""
+    for name, t in tensors.items():
+        _check_tensor(t, op, name)
+
+
+def _warn_size_mismatch(input, target, op="loss"):
+    _tensors(op, input=input, target=target)
     if target.shape != input.shape:
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -130,9 +138,26 @@ def _weighted(loss, weight):
 
 
 # ---------------------------------------------------------------- linear layers
+def _same_dtype(op, **tensors):
+    """TypeError for a non-tensor, RuntimeError where the tensors' dtypes differ (PyTorch
+    promotes none of these operands)."""
+    given = {k: t for k, t in tensors.items() if t is not None}
+    for name, t in given.items():
+        _check_tensor(t, op, name)
+    if len({t.dtype for t in given.values()}) > 1:
+        kinds = ", ".join(f"{k}: {t.dtype}" for k, t in given.items())
+        raise RuntimeError(f"{op}(): expected all tensors to have the same dtype, got {kinds}")
+
+
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``: input (*, in_features), weight (out_features,
     in_features), bias (out_features) or None."""
+    _tensors("linear", input=input, weight=weight)
+    _same_dtype("linear", input=input, weight=weight, bias=bias)
+    if weight.dim() not in (1, 2):
+        raise RuntimeError(
+            f"linear(): expected weight to be 1-D or 2-D, got shape {tuple(weight.shape)}"
+        )
     if bias is None:
         return torch.matmul(input, weight.t())
     if input.dim() == 2 and (input.requires_grad or not _C.is_grad_enabled()):
@@ -144,6 +169,10 @@ def linear(input, weight, bias=None):
 def bilinear(input1, input2, weight, bias=None):
     """``y_k = x1^T W_k x2 + b_k``: input1 (*, in1), input2 (*, in2), weight
     (out, in1, in2), bias (out)."""
+    _tensors("bilinear", input1=input1, input2=input2, weight=weight)
+    _same_dtype("bilinear", input1=input1, input2=input2, weight=weight, bias=bias)
+    if input1.dim() == 0 or input2.dim() == 0:
+        raise RuntimeError("bilinear(): input1 and input2 must have at least 1 dimension")
     if input1.shape[:-1] != input2.shape[:-1]:
         raise RuntimeError(
             f"bilinear(): input1 and input2 must have the same size except in the last "
@@ -158,6 +187,11 @@ def bilinear(input1, input2, weight, bias=None):
             f"bilinear(): expected weight of shape (out, {input1.shape[-1]}, "
             f"{input2.shape[-1]}), got {list(weight.shape)}"
         )
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != weight.shape[0]):
+        raise RuntimeError(
+            f"bilinear(): bias size does not match weight size: got bias of shape "
+            f"{tuple(bias.shape)} but expected ({weight.shape[0]},)"
+        )
     lead = input1.shape[:-1]
     x1 = input1.reshape(-1, input1.shape[-1])
     x2 = input2.reshape(-1, input2.shape[-1])
@@ -171,18 +205,64 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 # ---------------------------------------------------------------- activations
+def _float_only(input, op):
+    """The activations whose kernels exist for floating-point dtypes only (as in PyTorch):
+    NotImplementedError for an integer or bool input."""
+    from torch._nn_ops import _require_float
+
+    _require_float(input, op)
+
+
+def _scalar(value, dtype, op, arg):
+    """A Number argument as an element of dtype (RuntimeError where it overflows it)."""
+    from torch._nn_ops import _scalar_to
+
+    return _scalar_to(value, dtype, op, arg)
+
+
+def _opmath(value, input, op, arg):
+    """A Number argument of a floating-point activation as the float it is applied in:
+    TypeError for a non-number, OverflowError for an int beyond int64, RuntimeError for a
+    value that float32 (float64 for a float64 input) cannot hold (PyTorch's checks)."""
+    from torch._nn_ops import _FLOAT_MAX, _number
+
+    v = _number(value, op, arg)
+    if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
+        raise OverflowError(f"{op}(): argument '{arg}' ({v}): int too big to convert")
+    v = float(v)
+    big = _FLOAT_MAX[torch.float32]
+    if input.dtype != torch.float64 and math.isfinite(v) and abs(v) > big:
+        raise RuntimeError(
+            f"{op}(): {arg} {v} cannot be converted to type float without overflow (largest "
+            f"finite float32: {big})"
+        )
+    return v
+
+
 def relu(input, inplace=False):
     """max(0, x)."""
+    _check_tensor(input, "relu")
     return input.relu_() if inplace else torch.relu(input)
 
 
 def relu_(input):
+    _check_tensor(input, "relu_")
     return input.relu_()
 
 
 def threshold(input, threshold, value, inplace=False):
-    """x where x > threshold, else value."""
-    r = torch.where(input > threshold, input, value)
+    """x where x > threshold, else value (the input's dtype; NaN stays NaN)."""
+    op = "threshold"
+    _check_tensor(input, op)
+    if input.dtype == torch.bool:
+        raise NotImplementedError(f"{op}(): not implemented for 'Bool' (torch.bool)")
+    if input.is_floating_point():
+        th = _opmath(threshold, input, op, "threshold")  # compared at full precision
+    else:
+        th = _scalar(threshold, input.dtype, op, "threshold")
+    val = _scalar(value, input.dtype, op, "value")
+    # x <= threshold: NaN compares false and is kept, as in PyTorch
+    r = input.masked_fill(input <= th, val)
     return _inplace(input, r) if inplace else r
 
 
@@ -190,11 +270,33 @@ def threshold_(input, threshold, value):
     return globals()["threshold"](input, threshold, value, True)
 
 
+def _trunc(v):
+    """A finite float limit truncated toward zero (what an integer dtype keeps of it)."""
+    return math.trunc(v) if isinstance(v, float) and math.isfinite(v) else v
+
+
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    """x clamped to [min_val, max_val]."""
+    """x clamped to [min_val, max_val], in the input's dtype (integer inputs truncate the
+    limits); the gradient is 1 strictly inside the limits and 0 elsewhere."""
+    op = "hardtanh"
+    _check_tensor(input, op)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    r = torch.clamp(input, min_val, max_val)
+    if input.dtype == torch.bool:
+        raise RuntimeError(f"{op}(): Bool inputs not supported for hardtanh")
+    if not input.is_floating_point():  # integer inputs truncate the limits toward zero
+        min_val, max_val = _trunc(min_val), _trunc(max_val)
+    if input.dtype == torch.uint8 and (min_val < 0 or max_val < 0):
+        raise RuntimeError(
+            f"{op}(): cannot do hardtanh on an unsigned type with negative limits (got "
+            f"min_val={min_val}, max_val={max_val} for a uint8 input)"
+        )
+    lo = _scalar(min_val, input.dtype, op, "min_val")
+    hi = _scalar(max_val, input.dtype, op, "max_val")
+    if lo != lo or hi != hi:  # a NaN limit: clamp's NaN result
+        r = torch.clamp(input, lo, hi)
+    else:
+        r = input.masked_fill(input <= lo, lo).masked_fill(input >= hi, hi)
     return _inplace(input, r) if inplace else r
 
 
@@ -209,6 +311,8 @@ def relu6(input, inplace=False):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x where x > 0, else negative_slope * x."""
+    _float_only(input, "leaky_relu")
+    negative_slope = _opmath(negative_slope, input, "leaky_relu", "negative_slope")
     r = torch.where(input > 0, input, input * negative_slope)
     return _inplace(input, r) if inplace else r
 
@@ -222,10 +326,16 @@ def _negative_part(input, positive):
     return torch.where(positive, 0.0, input)
 
 
+def _elu(input, alpha, op):
+    _float_only(input, op)
+    alpha = _opmath(alpha, input, op, "alpha")
+    pos = input > 0
+    return torch.where(pos, input, torch.expm1(_negative_part(input, pos)) * alpha)
+
+
 def elu(input, alpha=1.0, inplace=False):
     """x where x > 0, else alpha * (exp(x) - 1)."""
-    pos = input > 0
-    r = torch.where(pos, input, torch.expm1(_negative_part(input, pos)) * alpha)
+    r = _elu(input, alpha, "elu")
     return _inplace(input, r) if inplace else r
 
 
@@ -239,7 +349,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(input, inplace=False):
     """scale * elu(x, alpha) with the self-normalising constants."""
-    r = elu(input, _SELU_ALPHA) * _SELU_SCALE
+    r = _elu(input, _SELU_ALPHA, "selu") * _SELU_SCALE
     return _inplace(input, r) if inplace else r
 
 
@@ -249,8 +359,10 @@ def selu_(input):
 
 def celu(input, alpha=1.0, inplace=False):
     """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
+    _float_only(input, "celu")
+    alpha = _opmath(alpha, input, "celu", "alpha")
     if alpha == 0:
-        raise RuntimeError("ZeroDivisionError: celu(): alpha must not be 0")
+        raise RuntimeError("ZeroDivisionError: celu(): alpha cannot be 0 for CELU")
     pos = input > 0
     r = torch.where(pos, input, torch.expm1(_negative_part(input, pos) / alpha) * alpha)
     return _inplace(input, r) if inplace else r
@@ -263,11 +375,27 @@ def celu_(input, alpha=1.0):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU whose negative slope is drawn uniformly from [lower, upper] per element in
     training, and is their mean in evaluation."""
+    _float_only(input, "rrelu")
+    lower = _opmath(lower, input, "rrelu", "lower")
+    upper = _opmath(upper, input, "rrelu", "upper")
+    for name, v in (("lower", lower), ("upper", upper)):
+        if not math.isfinite(v):
+            raise RuntimeError(f"rrelu(): {name} bound must be finite, got {v}")
+    if training and input.dtype == torch.float16:  # (as PyTorch's CPU kernel; bfloat16 runs)
+        raise NotImplementedError(
+            f"rrelu(): training mode (random slopes) is not implemented for {input.dtype}"
+        )
+    if lower > upper:
+        raise RuntimeError(
+            f"rrelu(): Lower bound should be less than or equal to the upper bound, got "
+            f"lower={lower}, upper={upper}"
+        )
+    pos = input > 0
     if training:
-        slope = torch.empty_like(input).uniform_(lower, upper)
-        r = torch.where(input >= 0, input, input * slope)
+        slope = torch.empty_like(input).uniform_(lower, upper) if lower < upper else lower
+        r = torch.where(pos, input, input * slope)
     else:
-        r = torch.where(input >= 0, input, input * ((lower + upper) / 2))
+        r = torch.where(pos, input, input * ((lower + upper) / 2))
     return _inplace(input, r) if inplace else r
 
 
@@ -282,6 +410,11 @@ _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 def gelu(input, approximate="none"):
     """x * Phi(x) (Phi: the normal CDF); ``approximate='tanh'`` uses
     0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    if not isinstance(approximate, str):
+        raise TypeError(
+            f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}"
+        )
+    _float_only(input, "gelu")
     half = input * 0.5
     if approximate == "none":
         return torch.addcmul(half, half, torch.erf(input * _SQRT1_2))
@@ -293,35 +426,50 @@ def gelu(input, approximate="none"):
 
 def silu(input, inplace=False):
     """x * sigmoid(x)."""
+    _float_only(input, "silu")
     r = input * torch.sigmoid(input)
     return _inplace(input, r) if inplace else r
 
 
 def mish(input, inplace=False):
     """x * tanh(softplus(x))."""
+    _float_only(input, "mish")
     r = input * torch.tanh(softplus(input))
     return _inplace(input, r) if inplace else r
 
 
+def _relu6_of_x_plus_3(input):
+    """min(max(x + 3, 0), 6), with gradient 1 strictly between the limits, 0 elsewhere."""
+    t = input + 3
+    return t.masked_fill(t <= 0, 0).masked_fill(t >= 6, 6)
+
+
 def hardsigmoid(input, inplace=False):
     """relu6(x + 3) / 6."""
-    r = torch.clamp(input * (1.0 / 6) + 0.5, 0.0, 1.0)
+    _float_only(input, "hardsigmoid")
+    r = _relu6_of_x_plus_3(input) / 6
     return _inplace(input, r) if inplace else r
 
 
 def hardswish(input, inplace=False):
     """x * relu6(x + 3) / 6."""
-    r = input * torch.clamp(input * (1.0 / 6) + 0.5, 0.0, 1.0)
+    _float_only(input, "hardswish")
+    r = input * _relu6_of_x_plus_3(input) / 6
     return _inplace(input, r) if inplace else r
 
 
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta x)) / beta; linear (x) where beta x > threshold."""
+    _float_only(input, "softplus")
+    beta = _opmath(beta, input, "softplus", "beta")
+    threshold = _opmath(threshold, input, "softplus", "threshold")
     bx = input * beta if beta != 1 else input
-    soft = torch.log1p(torch.exp(torch.clamp(bx, max=threshold)))
+    linear_part = bx > threshold
+    # exp() only of values that stay on the soft side (no overflow, no NaN gradient)
+    soft = torch.log1p(torch.exp(bx.masked_fill(linear_part, 0)))
     if beta != 1:
         soft = soft / beta
-    return torch.where(bx > threshold, input, soft)
+    return torch.where(linear_part, input, soft)
 
 
 def softsign(input):
@@ -331,18 +479,35 @@ def softsign(input):
 
 def logsigmoid(input):
     """log(sigmoid(x)), computed without overflow: min(x, 0) - log1p(exp(-|x|))."""
+    _float_only(input, "logsigmoid")
     return torch.clamp(input, max=0.0) - torch.log1p(torch.exp(-torch.abs(input)))
 
 
 def tanhshrink(input):
     """x - tanh(x)."""
+    if isinstance(input, Tensor) and input.dtype == torch.bool:
+        raise RuntimeError(
+            "tanhshrink(): Subtraction, the `-` operator, with a bool tensor is not supported"
+        )
     return input - torch.tanh(input)
+
+
+def _check_lambda(lambd, input, op):
+    from torch._nn_ops import _FLOAT_MAX
+
+    big = _FLOAT_MAX.get(input.dtype, math.inf)
+    if not 0 <= lambd <= big:  # (NaN fails too)
+        raise RuntimeError(
+            f"{op}(): lambda must be in range [0, {big}] for input dtype {input.dtype}, but "
+            f"found {lambd}"
+        )
 
 
 def softshrink(input, lambd=0.5):
     """x - lambd where x > lambd, x + lambd where x < -lambd, else 0."""
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    _float_only(input, "softshrink")
+    lambd = _opmath(lambd, input, "softshrink", "lambd")
+    _check_lambda(lambd, input, "softshrink")
     return torch.where(
         input > lambd, input - lambd, torch.where(input < -lambd, input + lambd, 0.0)
     )
@@ -350,7 +515,10 @@ def softshrink(input, lambd=0.5):
 
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0."""
-    return torch.where(torch.abs(input) > lambd, input, 0.0)
+    _float_only(input, "hardshrink")
+    lambd = _opmath(lambd, input, "hardshrink", "lambd")
+    # |x| <= lambd gives 0; with a NaN lambd nothing does (as PyTorch)
+    return input.masked_fill((input >= -lambd) & (input <= lambd), 0)
 
 
 def tanh(input):
@@ -363,33 +531,41 @@ def sigmoid(input):
 
 def glu(input, dim=-1):
     """a * sigmoid(b), where a and b are the two halves of input along dim."""
+    _float_only(input, "glu")
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    d = dim % input.dim()
-    if input.shape[d] % 2:
-        raise RuntimeError(
-            f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}"
-        )
-    a, b = input.chunk(2, d)
-    return a * torch.sigmoid(b)
+    from torch._functional import wrap_dim
+    from torch._nn_ops import _int
+
+    d = wrap_dim(_int(dim, "glu", "dim"), input.dim(), "glu")
+    n = input.shape[d]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    return input.narrow(d, 0, n // 2) * torch.sigmoid(input.narrow(d, n // 2, n // 2))
 
 
 def prelu(input, weight):
     """x where x > 0, else weight * x; weight has one value or one per channel (dim 1)."""
+    _float_only(input, "prelu")
+    _check_tensor(weight, "prelu", "weight")
+    if weight.dim() > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}"
+        )
+    if weight.dtype != input.dtype:
+        raise RuntimeError(
+            f"prelu: Type promoting not supported. Got {input.dtype} and {weight.dtype}"
+        )
     n = weight.numel()
     if n != 1:
-        if input.dim() < 2:
-            raise RuntimeError(
-                f"prelu(): input of shape {list(input.shape)} has no channel dimension, so "
-                f"weight must have one element, not {n}"
-            )
-        if input.shape[1] != n:
+        channels = input.shape[1] if input.dim() >= 2 else 1
+        if channels != n:
             raise RuntimeError(
                 f"Mismatch of parameter numbers and input channel size. Found parameter numbers "
-                f"= {n} and channel size = {input.shape[1]}."
+                f"= {n} and channel size = {channels}."
             )
         weight = weight.reshape(n, *([1] * (input.dim() - 2)))
-    elif input.dim() > 0:
+    else:
         weight = weight.reshape(())
     return torch.where(input > 0, input, weight * input)
 
@@ -417,14 +593,37 @@ def _pnorm(x, p, dim, keepdim):
         return a.amin(dim, keepdim=keepdim)
     if p == 0:
         return (a != 0).to(x.dtype).sum(dim, keepdim=keepdim)
-    return a.pow(p).sum(dim, keepdim=keepdim).pow(1.0 / p)
+    if p < 0:
+        return a.pow(p).sum(dim, keepdim=keepdim).pow(1.0 / p)
+    # m * ||x / m||_p with m = max |x|: neither a large p nor large values overflow
+    m = a.amax(dim, keepdim=True)
+    safe = torch.where((m > 0) & (m < math.inf), m, 1.0)
+    r = (a / safe).pow(p).sum(dim, keepdim=True).pow(1.0 / p) * safe
+    r = torch.where(m == math.inf, m, r)
+    return r if keepdim else r.squeeze(dim)
+
+
+def _clamped_l2(x, dim, eps):
+    """max(||x||_2, eps) along dim (kept): as sqrt(max(sum x^2, eps^2)) where eps^2 is a
+    normal number, so that zero vectors get no NaN gradient."""
+    if 0 < eps < 1e150:
+        return torch.clamp(_sum_sq(x, dim, True), min=eps * eps).sqrt()
+    return torch.clamp(_sum_sq(x, dim, True).sqrt(), min=eps)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p, eps) along dim."""
+    op = "normalize"
+    _check_tensor(input, op)
+    if not input.is_floating_point():
+        raise RuntimeError(
+            f"{op}(): linalg.vector_norm: Expected a floating point or complex tensor as input. "
+            f"Got {input.dtype}"
+        )
+    eps = _opmath(eps, input, op, "eps")
+    p = 2.0 if p is None else p
     if p == 2:
-        # sqrt(max(sum x^2, eps^2)): the same value, and no NaN gradient at zero vectors
-        denom = torch.clamp(_sum_sq(input, dim, True), min=eps * eps).sqrt()
+        denom = _clamped_l2(input, dim, eps)
     else:
         denom = torch.clamp(_pnorm(input, p, dim, True), min=eps)
     r = input / denom
@@ -434,20 +633,47 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """x1 . x2 / (max(||x1||, eps) * max(||x2||, eps)) along dim (broadcasting)."""
-    n1 = torch.clamp(_sum_sq(x1, dim, False), min=eps * eps).sqrt()
-    n2 = torch.clamp(_sum_sq(x2, dim, False), min=eps * eps).sqrt()
-    return (x1 * x2).sum(dim) / (n1 * n2)
+    """x1 . x2 / (max(||x1||, eps) * max(||x2||, eps)) along dim, after broadcasting x1 and
+    x2 to one shape (dim counts in that shape): each input is divided by its clamped norm,
+    then the products are summed."""
+    op = "cosine_similarity"
+    _check_tensor(x1, op, "x1")
+    _check_tensor(x2, op, "x2")
+    if isinstance(dim, bool):
+        raise TypeError(f"{op}(): argument 'dim' must be int, not bool")
+    dtype = torch.result_type(x1, x2)
+    if not dtype.is_floating_point:
+        raise RuntimeError(
+            f"{op}(): expected common dtype to be floating point, yet common dtype is {dtype} "
+            f"(x1: {x1.dtype}, x2: {x2.dtype})"
+        )
+    x1, x2 = torch.broadcast_tensors(x1.to(dtype), x2.to(dtype))
+    eps = _opmath(eps, x1, op, "eps")
+    if not eps >= 0:  # (NaN too)
+        raise RuntimeError(f"{op}(): eps must be non-negative, got: {eps}")
+    from torch._functional import wrap_dim
+
+    d = wrap_dim(dim, x1.dim(), op)
+    return ((x1 / _clamped_l2(x1, d, eps)) * (x2 / _clamped_l2(x2, d, eps))).sum(d)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p along the last dimension."""
+    _check_tensor(x1, "pairwise_distance", "x1")
+    _check_tensor(x2, "pairwise_distance", "x2")
     dim = -1 if max(x1.dim(), x2.dim()) > 0 else 0
     return _pnorm(x1 - x2 + eps, p, dim, keepdim)
 
 
 def pdist(input, p=2):
     """Distances between all pairs of rows of a 2-d input (the upper triangle, row by row)."""
+    _check_tensor(input, "pdist")
+    if input.dtype in (torch.float16, torch.bfloat16):
+        raise NotImplementedError(f"pdist(): not implemented for {input.dtype}")
+    if not input.is_floating_point():
+        raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
+    if not p >= 0:
+        raise RuntimeError(f"pdist only supports non-negative p values, got {p}")
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     n = input.shape[0]
@@ -457,6 +683,10 @@ def pdist(input, p=2):
 
 def one_hot(tensor, num_classes=-1):
     """An int64 tensor with a trailing dimension of size num_classes, 1 at each index."""
+    from torch._nn_ops import _int
+
+    _check_tensor(tensor, "one_hot")
+    num_classes = _int(num_classes, "one_hot", "num_classes")
     if tensor.dtype != torch.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.numel() == 0:
@@ -474,19 +704,44 @@ def one_hot(tensor, num_classes=-1):
     return out.scatter_(-1, tensor.unsqueeze(-1), 1)
 
 
-def pixel_shuffle(input, upscale_factor):
-    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
-    r = int(upscale_factor)
+_INT64_MAX = 2**63 - 1
+
+
+def _shuffle_factor(value, op, arg, square=True):
+    """A pixel (un)shuffle factor: a positive int64 (whose square fits in int64 too, with
+    ``square``)."""
+    if isinstance(value, bool) or not isinstance(value, int) and not hasattr(value, "__index__"):
+        raise TypeError(f"{op}(): argument '{arg}' must be int, not {type(value).__name__}")
+    r = value.__index__()
+    if r > _INT64_MAX:
+        raise ValueError(f"{op}(): {arg}={r} overflows int64")
+    if r <= 0:
+        raise RuntimeError(f"{op} expects a positive {arg}, but got {r}")
+    if square and r * r > _INT64_MAX:
+        raise ValueError(f"{op}(): {arg} is too large, ({arg})^2 overflows int64: {arg}={r}")
+    return r
+
+
+def _shuffle_input(input, op):
+    _check_tensor(input, op)
     if input.dim() < 3:
         raise RuntimeError(
-            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
-            f"{input.dim()} dimension(s)"
+            f"{op} expects input to have at least 3 dimensions, but got input with "
+            f"{input.dim()} dimension(s) (shape {tuple(input.shape)})"
         )
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    op = "pixel_shuffle"
+    _shuffle_input(input, op)
+    r = _shuffle_factor(upscale_factor, op, "upscale_factor")
     *lead, c, h, w = input.shape
     if c % (r * r):
         raise RuntimeError(
             f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
-            f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
+            f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r} "
+            f"(input shape {tuple(input.shape)}, upscale_factor={r})"
         )
     oc = c // (r * r)
     n = len(lead)
@@ -497,17 +752,21 @@ def pixel_shuffle(input, upscale_factor):
 
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H r, W r) -> (*, C r^2, H, W)."""
-    r = int(downscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError(
-            f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
-            f"{input.dim()} dimension(s)"
-        )
+    op = "pixel_unshuffle"
+    _shuffle_input(input, op)
+    r = _shuffle_factor(downscale_factor, op, "downscale_factor", square=False)
     *lead, c, h, w = input.shape
-    if h % r or w % r:
+    for name, size, d in (("height", h, -2), ("width", w, -1)):
+        if size % r:
+            raise RuntimeError(
+                f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
+                f"input.size({d})={size} is not divisible by {r} (input shape "
+                f"{tuple(input.shape)})"
+            )
+    if c * r * r > _INT64_MAX:
         raise RuntimeError(
-            f"pixel_unshuffle expects height and width to be divisible by downscale_factor, "
-            f"but got {h}x{w} with downscale_factor={r}"
+            f"pixel_unshuffle: the output channel count {c} * {r}^2 overflows int64 (input "
+            f"shape {tuple(input.shape)}, downscale_factor={r})"
         )
     n = len(lead)
     x = input.reshape(*lead, c, h // r, r, w // r, r)
@@ -566,14 +825,14 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 # ---------------------------------------------------------------- losses
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """|input - target|, reduced."""
-    _warn_size_mismatch(input, target)
+    _warn_size_mismatch(input, target, "l1_loss")
     reduction = _reduction_of(size_average, reduce, reduction)
     return _reduce(_weighted(torch.abs(input - target), weight), reduction)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """(input - target)^2, reduced."""
-    _warn_size_mismatch(input, target)
+    _warn_size_mismatch(input, target, "mse_loss")
     reduction = _reduction_of(size_average, reduce, reduction)
     d = input - target
     return _reduce(_weighted(d * d, weight), reduction)
@@ -581,9 +840,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target)."""
-    _warn_size_mismatch(input, target)
+    _warn_size_mismatch(input, target, "smooth_l1_loss")
     reduction = _reduction_of(size_average, reduce, reduction)
-    if beta < 0:
+    if not beta >= 0:  # (NaN too)
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     d = torch.abs(input - target)
     if beta == 0:
@@ -594,8 +853,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
-    _warn_size_mismatch(input, target)
-    if delta <= 0:
+    _warn_size_mismatch(input, target, "huber_loss")
+    if not delta > 0:  # (NaN too)
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = torch.abs(input - target)
     loss = torch.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
@@ -614,7 +873,13 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          reduction="mean"):  # fmt: skip
     """-(t log(x) + (1 - t) log(1 - x)), each log clamped to >= -100."""
     reduction = _reduction_of(size_average, reduce, reduction)
+    _tensors("binary_cross_entropy", input=input, target=target)
     _bce_shape_check(input, target)
+    if target.dtype != input.dtype:
+        raise RuntimeError(
+            f"binary_cross_entropy(): Found dtype {target.dtype} (target) but expected "
+            f"{input.dtype} (the input's)"
+        )
     if input.numel() and bool(((input < 0) | (input > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     log_x = torch.clamp(torch.log(input), min=-100.0)
@@ -628,9 +893,17 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     """binary_cross_entropy(sigmoid(input), target), computed stably; ``pos_weight``
     weighs the positive term (one value per class, broadcast over the last dimension)."""
     reduction = _reduction_of(size_average, reduce, reduction)
+    op = "binary_cross_entropy_with_logits"
+    _tensors(op, input=input, target=target)
     if target.shape != input.shape:
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+        )
+    _float_only(input, op)
+    if not target.is_floating_point():
+        raise RuntimeError(
+            f"{op}(): result type Float can't be cast to the desired output type of the target "
+            f"({target.dtype}); use a floating-point target"
         )
     # log(1 + exp(-x)) = max(-x, 0) + log1p(exp(-|x|))
     log_sig_neg = torch.clamp(-input, min=0.0) + torch.log1p(torch.exp(-torch.abs(input)))
@@ -645,6 +918,11 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     """target * (log(target) - input) (input holds log-probabilities; target too when
     ``log_target``).  'batchmean' divides the sum by the batch size."""
     reduction = _reduction_of(size_average, reduce, reduction)
+    _tensors("kl_div", input=input, target=target)
+    if not input.is_floating_point() or not target.is_floating_point():
+        raise RuntimeError(
+            f"kl_div: Integral inputs not supported (input {input.dtype}, target {target.dtype})"
+        )
     if reduction == "mean":
         warnings.warn(
             "reduction: 'mean' divides the total loss by both the batch size and the support "
@@ -667,6 +945,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
                         reduction="mean"):  # fmt: skip
     """max(0, -target * (input1 - input2) + margin)."""
     reduction = _reduction_of(size_average, reduce, reduction)
+    _tensors("margin_ranking_loss", input1=input1, input2=input2, target=target)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(
             f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
@@ -679,6 +958,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
                          reduction="mean"):  # fmt: skip
     """x where target is 1, max(0, margin - x) where target is -1."""
     reduction = _reduction_of(size_average, reduce, reduction)
+    _tensors("hinge_embedding_loss", input=input, target=target)
     zeros = torch.zeros_like(input)
     margin_part = torch.where(target != 1, torch.clamp(margin - input, min=0.0), zeros)
     self_part = torch.where(target != -1, input, zeros)
@@ -688,7 +968,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input))."""
     reduction = _reduction_of(size_average, reduce, reduction)
-    z = -target * input
+    _tensors("soft_margin_loss", input=input, target=target)
+    z = -(target * input)  # (negating an unsigned target first would wrap around)
     loss = torch.clamp(z, min=0.0) + torch.log1p(torch.exp(-torch.abs(z)))
     return _reduce(loss, reduction)
 
@@ -697,6 +978,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
                           reduction="mean"):  # fmt: skip
     """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
     reduction = _reduction_of(size_average, reduce, reduction)
+    _tensors("cosine_embedding_loss", input1=input1, input2=input2, target=target)
+    if target.dim() > 1:
+        raise RuntimeError(
+            f"cosine_embedding_loss(): 0D or 1D target tensor expected, multi-target not "
+            f"supported (got target of shape {tuple(target.shape)})"
+        )
     if input1.dim() != input2.dim() or input1.dim() not in (1, 2):
         raise RuntimeError(
             f"cosine_embedding_loss: expected 1D or 2D inputs of the same dimension, got "
@@ -718,6 +1005,9 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     """max(d(a, p) - d(a, n) + margin, 0) with d the pairwise p-norm distance; ``swap``
     uses min(d(a, n), d(p, n))."""
     reduction = _reduction_of(size_average, reduce, reduction)
+    _tensors("triplet_margin_loss", anchor=anchor, positive=positive, negative=negative)
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_loss(): margin must be greater than 0, got {margin}")
     dims = (anchor.dim(), positive.dim(), negative.dim())
     if len(set(dims)) != 1 or dims[0] not in (1, 2):
         raise RuntimeError(
@@ -734,6 +1024,18 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean"):  # fmt: skip
+    op = "triplet_margin_with_distance_loss"
+    _tensors(op, anchor=anchor, positive=positive, negative=negative)
+    if margin <= 0:
+        raise ValueError(f"{op}(): margin must be greater than 0, got {margin}")
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(
+            f"{op}(): The anchor, positive, and negative tensors are expected to have the same "
+            f"number of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and "
+            f"negative {dims[2]}D inputs"
+        )
+    _check_reduction(reduction)
     dist = distance_function if distance_function is not None else pairwise_distance
     d_pos = dist(anchor, positive)
     d_neg = dist(anchor, negative)
@@ -747,9 +1049,12 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     """-(t log sigmoid(x) + (1 - t) log sigmoid(-x)), averaged over the classes (last
     dimension), then reduced over the batch."""
     reduction = _reduction_of(size_average, reduce, reduction)
+    _tensors("multilabel_soft_margin_loss", input=input, target=target)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     loss = _weighted(loss, weight)
-    loss = loss.sum(-1) / input.shape[-1] if input.dim() else loss
+    # the class dim is the input's last (the loss may have more leading dims from target)
+    class_dim = input.dim() - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
     return _reduce(loss, reduction)
 
 
@@ -757,6 +1062,10 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
                      reduce=None, reduction="mean"):  # fmt: skip
     """exp(x) - t x (``log_input``) or x - t log(x + eps); ``full`` adds Stirling's term."""
     reduction = _reduction_of(size_average, reduce, reduction)
+    _tensors("poisson_nll_loss", input=input, target=target)
+    from torch._nn_ops import _float
+
+    eps = _float(eps, "poisson_nll_loss", "eps")
     if log_input:
         loss = torch.exp(input) - target * input
     else:
@@ -790,19 +1099,45 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):  # fmt: skip
     """sum_{i != y} max(0, margin - x[y] + x[i])^p / C per sample."""
+    op = "multi_margin_loss"
     reduction = _reduction_of(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
+    _tensors(op, input=input, target=target)
+    if input.dtype in (torch.float16, torch.bfloat16):
+        raise NotImplementedError(f"{op}(): not implemented for {input.dtype}")
+    if input.dim() > 2 or input.numel() == 0 and (input.dim() < 2 or input.shape[1] == 0):
+        raise RuntimeError(
+            f"{op}(): Expected non-empty vector or matrix with optional 0-dim batch size, but "
+            f"got: {list(input.shape)}"
+        )
+    n = input.shape[0] if input.dim() == 2 else 1
+    if target.dim() > 1 or target.numel() != n or (input.dim() == 2 and target.dim() != 1):
+        raise RuntimeError(
+            f"{op}(): target tensor should be 1-D with size equal to the number of input samples "
+            f"(batch size). Expected target size [{n}], but got {list(target.shape)}. Input "
+            f"size: {list(input.shape)}"
+        )
+    if target.dtype != torch.int64:
+        raise RuntimeError(f"{op}(): expected target of scalar type Long but found {target.dtype}")
     x = input if input.dim() == 2 else input.reshape(1, -1)
+    c = x.shape[1]
+    if weight is not None:
+        _check_tensor(weight, op, "weight")
+        if weight.dim() > 1 or weight.numel() != c:
+            raise RuntimeError(
+                f"{op}(): inconsistent weight size, expected {c} but got {list(weight.shape)}"
+            )
     t = target.reshape(-1, 1)
     x_y = x.gather(1, t)
-    m = torch.clamp(margin - x_y + x, min=0.0)
+    z = margin - x_y + x
+    m = torch.where(z > 0, z, 0.0)  # (a NaN margin adds nothing, as in PyTorch)
     if p == 2:
         m = m * m
     if weight is not None:
-        m = m * weight.index_select(0, t.reshape(-1)).unsqueeze(1)
-    not_y = torch.ones_like(x).scatter_(1, t, 0.0)
-    loss = (m * not_y).sum(1) / x.shape[1]
+        m = m * weight.reshape(-1).index_select(0, t.reshape(-1)).unsqueeze(1)
+    is_y = torch.zeros(x.shape, dtype=torch.bool).scatter_(1, t, True)
+    loss = m.masked_fill(is_y, 0).sum(1) / c
     if input.dim() < 2:
         loss = loss.reshape(())
     return _reduce(loss, reduction)
@@ -830,6 +1165,28 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     (True: take part in attention) or an additive float mask, broadcast to (..., L, S);
     ``is_causal``: each query attends to keys at its position and before; ``scale``
     defaults to 1/sqrt(E); ``dropout_p`` drops attention weights."""
+    op = "scaled_dot_product_attention"
+    _tensors(op, query=query, key=key, value=value)
+    if min(query.dim(), key.dim(), value.dim()) < 2:
+        raise RuntimeError(
+            f"{op}(): Expected query, key, and value to all be at least 2 dimensional, but got "
+            f"query.dim: {query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead."
+        )
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(
+            f"{op}(): Expected query, key, and value to have the same dtype, but got "
+            f"query.dtype: {query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype}"
+        )
+    _float_only(query, op)
+    if not 0.0 <= dropout_p <= 1.0:
+        raise RuntimeError(
+            f"{op}(): dropout probability has to be between 0 and 1, but got {dropout_p}"
+        )
+    if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
+        raise RuntimeError(
+            f"{op}(): expected query (..., L, E), key (..., S, E) and value (..., S, Ev), got "
+            f"{tuple(query.shape)}, {tuple(key.shape)} and {tuple(value.shape)}"
+        )
     L, S = query.shape[-2], key.shape[-2]
     if is_causal and attn_mask is not None:
         raise RuntimeError(
@@ -839,7 +1196,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         rep = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(rep, -3)
         value = value.repeat_interleave(rep, -3)
-    s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    e = query.shape[-1]
+    s = (1.0 / math.sqrt(e) if e else math.inf) if scale is None else scale
     scores = torch.matmul(query * s, key.transpose(-2, -1))
     if is_causal:
         scores = scores + _causal_mask(L, S, scores.dtype)
@@ -849,6 +1207,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         else:
             scores = scores + attn_mask
     attn = _kernel("softmax")(scores, -1)
+    # a query that may attend to no key (its whole row masked) gets zeros, not NaN
+    attn = attn.masked_fill((scores == -math.inf).all(-1, keepdim=True), 0.0)
     if dropout_p > 0.0:
         attn = _kernel("dropout")(attn, dropout_p, True)
     return torch.matmul(attn, value)
@@ -877,7 +1237,24 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     """Multi-head attention on sequence-first inputs: query (L, N, E) or (L, E), key and
     value (S, N, E) or (S, E).  Returns (output (L, N, E), weights (N, L, S) averaged over
     heads, (N, H, L, S) otherwise, or None without ``need_weights``)."""
+    if query.dim() not in (2, 3):
+        raise AssertionError(
+            f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D "
+            f"query tensor"
+        )
     batched = query.dim() == 3
+    if key.dim() != query.dim() or value.dim() != query.dim():
+        raise AssertionError(
+            f"For {'batched (3-D)' if batched else 'unbatched (2-D)'} `query`, expected `key` and "
+            f"`value` to be {query.dim()}-D but found {key.dim()}-D and {value.dim()}-D tensors "
+            f"respectively"
+        )
+    if not use_separate_proj_weight and in_proj_weight is None:
+        raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+    if not use_separate_proj_weight and key.shape != value.shape:
+        raise AssertionError(
+            f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}"
+        )
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
@@ -963,6 +1340,14 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 # ---------------------------------------------------------------- misc
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """x / (k + alpha * mean of x^2 over ``size`` neighbouring channels)^beta."""
+    from torch._nn_ops import _int
+
+    op = "local_response_norm"
+    _float_only(input, op)
+    size = _int(size, op, "size")
+    alpha = _opmath(alpha, input, op, "alpha")
+    beta = _opmath(beta, input, op, "beta")
+    k = _opmath(k, input, op, "k")
     if input.dim() < 3:
         raise ValueError(
             f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)"
