@@ -28,6 +28,7 @@ bool is_number(py::handle h);
 // A Tensor argument that may also be a Python number (then a wrapped 0-d tensor).
 Tensor tensor_or_scalar(py::handle h, const char* op, const char* arg);
 Tensor opt_tensor(py::handle h);                              // None -> undefined
+int64_t to_int64(py::handle h, const char* op);               // int or __index__, range-checked
 Shape to_shape(py::handle h, const char* op);                 // int or sequence of ints
 Shape shape_from_args(const py::args& args, const char* op);  // f(2, 3) or f((2, 3))
 DimList to_dims(py::handle h, const char* op);                // None, int, or sequence

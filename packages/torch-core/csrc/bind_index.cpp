@@ -17,7 +17,7 @@ static bool is_index_int(py::handle h) {
 
 static int64_t index_value(py::handle h) {
   if (py::isinstance<Tensor>(h)) return item(h.cast<const Tensor&>()).i;
-  return h.attr("__index__")().cast<int64_t>();
+  return to_int64(h, "index");
 }
 
 // Tensors (other than 0-d integer ones), bools and sequences are advanced indices: the

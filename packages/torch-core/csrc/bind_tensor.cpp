@@ -177,7 +177,7 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
           "size",
           [](const Tensor& t, py::object dim) -> py::object {
             if (dim.is_none()) return size_object(t.sizes());
-            return py::int_(t.size(wrap_dim(dim.cast<int64_t>(), t.dim(), "size")));
+            return py::int_(t.size(wrap_dim(to_int64(dim, "size"), t.dim(), "size")));
           },
           py::arg("dim") = py::none())
       .def(
@@ -188,7 +188,7 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
               for (int64_t i = 0; i < t.dim(); i++) r[i] = py::int_(t.stride(i));
               return r;
             }
-            return py::int_(t.stride(wrap_dim(dim.cast<int64_t>(), t.dim(), "stride")));
+            return py::int_(t.stride(wrap_dim(to_int64(dim, "stride"), t.dim(), "stride")));
           },
           py::arg("dim") = py::none())
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
@@ -284,7 +284,7 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
           "as_strided",
           [](const Tensor& t, py::handle size, py::handle stride, py::object off) {
             return as_strided(t, to_shape(size, "as_strided"), to_shape(stride, "as_strided"),
-                              off.is_none() ? t.offset() : off.cast<int64_t>());
+                              off.is_none() ? t.offset() : to_int64(off, "as_strided"));
           },
           py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none())
       .def("diagonal", &diagonal, py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1)

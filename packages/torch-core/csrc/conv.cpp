@@ -822,9 +822,13 @@ Tensor conv(const Tensor& input, const Tensor& weight, const Tensor& bias, const
       TC_CHECK(output_padding[i] < stride[i] || output_padding[i] < dilation[i], Runtime, op,
                ": output_padding must be smaller than stride or dilation, but got output_padding=",
                dims(output_padding), ", stride=", dims(stride), ", dilation=", dims(dilation));
-    for (int64_t i = 0; i < nd; i++)
-      out_sp[i] = (in_sp[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k_sp[i] - 1) +
-                  output_padding[i] + 1;
+    for (int64_t i = 0; i < nd; i++) {
+      __int128 out = __int128(in_sp[i] - 1) * stride[i] - __int128(2) * padding[i] +
+                     __int128(dilation[i]) * (k_sp[i] - 1) + output_padding[i] + 1;
+      TC_CHECK(out <= INT64_MAX, Runtime, op, ": the output size overflows int64 (input of size ",
+               dims(input.sizes()), ", stride=", dims(stride), ", dilation=", dims(dilation), ")");
+      out_sp[i] = int64_t(out);
+    }
     for (int64_t i = 0; i < nd; i++)
       TC_CHECK(out_sp[i] > 0, Runtime, op, ": the output size ", tup(out_sp),
                " is too small (input of size ", dims(input.sizes()), ", weight of size ",
@@ -833,8 +837,14 @@ Tensor conv(const Tensor& input, const Tensor& weight, const Tensor& bias, const
   } else {
     Shape padded = in_sp, eff = k_sp;
     for (int64_t i = 0; i < nd; i++) {
-      padded[i] += 2 * padding[i];
-      eff[i] = dilation[i] * (k_sp[i] - 1) + 1;
+      __int128 p = __int128(in_sp[i]) + __int128(2) * padding[i];
+      __int128 e = __int128(dilation[i]) * (k_sp[i] - 1) + 1;
+      TC_CHECK(p <= INT64_MAX && e <= INT64_MAX, Runtime, op,
+               ": the padded input or dilated kernel size overflows int64 (input of size ",
+               dims(input.sizes()), ", padding=", dims(padding), ", dilation=", dims(dilation),
+               ")");
+      padded[i] = int64_t(p);
+      eff[i] = int64_t(e);
     }
     for (int64_t i = 0; i < nd; i++)
       TC_CHECK(padded[i] >= eff[i], Runtime, op, ": the padded input size per channel ",
@@ -926,9 +936,11 @@ static Shape blocks_of(const std::string& op, const Shape& in_sp, const Shape& k
   Shape b(in_sp.size(), 0);
   bool ok = true;
   for (size_t i = 0; i < in_sp.size(); i++) {
-    int64_t span = in_sp[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1;
-    b[i] = span < 0 ? -((-span + s[i] - 1) / s[i]) + 1 : span / s[i] + 1;  // floor division
-    ok = ok && b[i] >= 1;
+    // 128-bit: sizes, paddings and dilations up to int64's range cannot overflow
+    __int128 span = __int128(in_sp[i]) + __int128(2) * p[i] - __int128(d[i]) * (k[i] - 1) - 1;
+    __int128 n = span < 0 ? -((-span + s[i] - 1) / s[i]) + 1 : span / s[i] + 1;  // floor div
+    ok = ok && n >= 1 && n <= INT64_MAX;
+    b[i] = int64_t(std::clamp<__int128>(n, INT64_MIN, INT64_MAX));
   }
   TC_CHECK(ok, Runtime, op, ": for spatial size ", tup(in_sp), ", kernel_size=", tup(k),
            ", dilation=", tup(d), ", padding=", tup(p), ", stride=", tup(s),
@@ -957,6 +969,7 @@ Tensor im2col(const Tensor& input, const Shape& kernel, const Shape& dilation, c
   const int64_t N = input.size(0), C = input.size(1);
   Shape in_sp(input.sizes().begin() + 2, input.sizes().end());
   Shape b = blocks_of(op, in_sp, kernel, dilation, padding, stride);
+  safe_numel({N, C, safe_numel(kernel, op.c_str()), safe_numel(b, op.c_str())}, op.c_str());
   Geom g = make_geom(C, in_sp.data(), b.data(), kernel, stride, padding, dilation);
   Tensor col = empty({N, C * g.k_n(), g.out_n()}, input.dtype());
   if (col.numel() == 0) return col;
@@ -977,13 +990,11 @@ Tensor col2im(const Tensor& input, const Shape& output_size, const Shape& kernel
   check_float(op, "input", input);
   TC_CHECK(input.dim() == 3, Runtime, op, ": expected a 3-D (batched) input, got input of size ",
            dims(input.sizes()));
-  int64_t K = 1;
-  for (int64_t k : kernel) K *= k;
+  int64_t K = safe_numel(kernel, op.c_str());  // each >= 1, so K >= 1: no division by zero
   TC_CHECK(input.size(1) % K == 0, Runtime, op, ": expected input.size(1)=", input.size(1),
            " to be divisible by the product of kernel_size ", tup(kernel), " (", K, ")");
   Shape b = blocks_of(op, output_size, kernel, dilation, padding, stride);
-  int64_t L = 1;
-  for (int64_t v : b) L *= v;
+  int64_t L = safe_numel(b, op.c_str());
   TC_CHECK(input.size(2) == L, Runtime, op, ": for output_size=", tup(output_size),
            ", kernel_size=", tup(kernel), ", dilation=", tup(dilation), ", padding=", tup(padding),
            ", stride=", tup(stride), " there are ", list_str(b.data(), b.size(), " * "), " = ", L,

@@ -71,7 +71,7 @@ Scalar to_scalar(py::handle h, const char* op, const char* arg) {
     return item(t);
   }
   if (PyObject_HasAttrString(o, "__index__"))
-    return Scalar::from_int(h.attr("__index__")().cast<int64_t>());
+    return Scalar::from_int(to_int64(h, op));
   if (PyObject_HasAttrString(o, "__float__"))
     return Scalar::from_double(h.attr("__float__")().cast<double>());
   fail(ErrorKind::Type, op, "(): argument '", arg, "' must be a Number, not ", type_name(h));
@@ -92,19 +92,22 @@ Tensor opt_tensor(py::handle h) {
   return h.cast<const Tensor&>();
 }
 
-// One int of a size or dim list: Python ints directly, else anything with __index__.
-static int64_t index_int(PyObject* o, const char* op) {
+// An int argument (size, dim, index, offset): a Python int, else anything with __index__;
+// values outside int64 raise RuntimeError rather than a pybind11 cast error.
+int64_t to_int64(py::handle h, const char* op) {
+  PyObject* o = h.ptr();
   if (PyLong_Check(o) && !PyBool_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    TC_CHECK(!overflow, Runtime, op, "(): size or dim ", std::string(py::str(o)),
+    TC_CHECK(!overflow, Runtime, op, "(): integer ", std::string(py::str(o)),
              " overflows int64");
     return v;
   }
   TC_CHECK(PyObject_HasAttrString(o, "__index__") && !PyBool_Check(o), Type, op,
-           "(): argument 'size' must be a tuple of ints, but found element of type ", type_name(o));
-  return py::handle(o).attr("__index__")().cast<int64_t>();
+           "(): expected an int, but found an element of type ", type_name(o));
+  return to_int64(h.attr("__index__")(), op);
 }
+static int64_t index_int(PyObject* o, const char* op) { return to_int64(py::handle(o), op); }
 
 Shape to_shape(py::handle h, const char* op) {
   Shape s;

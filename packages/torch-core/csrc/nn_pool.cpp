@@ -78,6 +78,9 @@ void pool_dims(Geometry& g, const IntList& kernel, const IntList& stride, const 
     TC_CHECK(k > 0, Runtime, op, "(): kernel_size must be greater than zero, got ", k);
     TC_CHECK(s > 0, Runtime, op, "(): stride must be greater than zero, got ", s);
     TC_CHECK(dl > 0, Runtime, op, "(): dilation must be greater than zero, got ", dl);
+    TC_CHECK(k <= (int64_t(1) << 40) && s <= (int64_t(1) << 40) && dl <= (int64_t(1) << 20),
+             Runtime, op, "(): kernel_size ", k, ", stride ", s, " or dilation ", dl,
+             " is too large");  // bounds that keep the window arithmetic below in int64
     int64_t eff = (k - 1) * dl + 1;
     TC_CHECK(p >= 0 && p <= eff / 2, Runtime, op,
              "(): pad should be at least zero and at most half of the effective kernel size, got "

@@ -166,19 +166,16 @@ Shape contiguous_strides(const Shape& sizes) {
   int64_t s = 1;
   for (int64_t i = int64_t(sizes.size()) - 1; i >= 0; i--) {
     st[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
+    // saturates: only an empty tensor (a 0 among its sizes) can get here with a huge product
+    if (__builtin_mul_overflow(s, std::max<int64_t>(sizes[i], 1), &s)) s = INT64_MAX;
   }
   return st;
 }
 
+// Element count of a tensor to allocate: at most 2^50 (a (2^60, 0) tensor is empty, fine).
 static int64_t checked_numel(const Shape& sizes, const char* op) {
-  int64_t n = 1;
-  for (auto s : sizes) {
-    TC_CHECK(s >= 0, Runtime, op, ": negative dimension ", s, " in shape ", shape_str(sizes));
-    TC_CHECK(s == 0 || n <= (int64_t(1) << 50) / s, Runtime, op, ": shape ", shape_str(sizes),
-             " is too large");
-    n *= s;
-  }
+  int64_t n = safe_numel(sizes, op);
+  TC_CHECK(n <= (int64_t(1) << 50), Runtime, op, ": shape ", shape_str(sizes), " is too large");
   return n;
 }
 

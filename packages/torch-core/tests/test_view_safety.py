@@ -162,3 +162,42 @@ def test_tensor_data_that_overflows_an_integer_dtype_raises():
     with pytest.raises(RuntimeError, match="without overflow"):
         torch.tensor([float("nan")], dtype=torch.int32)
     assert torch.tensor([1e300]).tolist() == [float("inf")]  # floats round to infinity
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: x[2**64],
+        lambda x: x.as_strided((1,), (1,), 2**64),
+        lambda x: x.size(2**64),
+        lambda x: x.view(2**64),
+        lambda x: x.sum(2**64),
+    ],
+)
+def test_ints_beyond_int64_raise_a_clear_runtime_error(call):
+    with pytest.raises(RuntimeError, match="overflows int64"):
+        call(torch.zeros(4))
+
+
+def test_empty_tensors_may_have_huge_dims():
+    assert torch.empty((2**60, 0)).shape == (2**60, 0)
+    assert torch.empty((0, 2**60, 2**60)).numel() == 0
+    with pytest.raises(RuntimeError, match="int64"):
+        torch.empty((2**62, 4, 0))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda F: F.fold(torch.ones(2, 12, 9), (4, 4), kernel_size=2**62),  # was SIGFPE
+        lambda F: F.unfold(torch.ones(1, 1, 4, 4), 2, dilation=2**62),
+        lambda F: F.conv1d(torch.ones(1, 1, 5), torch.ones(1, 1, 2), dilation=2**62),
+        lambda F: F.conv1d(torch.ones(1, 1, 5), torch.ones(1, 1, 2), padding=2**62),
+        lambda F: F.conv_transpose1d(torch.ones(1, 1, 5), torch.ones(1, 1, 2), stride=2**62),
+        lambda F: F.max_pool1d(torch.ones(1, 1, 5), 2**62),
+    ],
+)
+def test_convolution_and_pooling_arithmetic_cannot_overflow(call):
+    F = pytest.importorskip("torch.nn.functional")
+    with pytest.raises(RuntimeError):
+        call(F)
