@@ -79,6 +79,17 @@ ScalarType result_type(std::initializer_list<Tensor> ts) {
 }
 
 // ---------------------------------------------------------------- building
+// A written-to tensor must not have two elements at one address (an expanded dim): the result
+// would depend on the order of the writes.
+static void check_no_internal_overlap(const Tensor& out, const char* op) {
+  for (int64_t d = 0; d < out.dim() && out.numel() > 0; d++)
+    TC_CHECK(out.stride(d) != 0 || out.size(d) <= 1, Runtime, op,
+             ": unsupported operation: more than one element of the written-to tensor (shape ",
+             shape_str(out.sizes()), ", strides ", shape_str(out.strides()),
+             ") refers to a single memory location. "
+             "Please clone() the tensor before performing the operation.");
+}
+
 ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor& out,
                                        std::initializer_list<Tensor> inputs) {
   ElementwiseIter it;
@@ -139,13 +150,7 @@ ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor
     }
     TC_CHECK(can_cast(res, out.dtype()), Runtime, opname, ": result type ", dtype_name(res),
              " can't be cast to the desired output type ", dtype_name(out.dtype()));
-    for (int64_t d = 0; d < out.dim() && out.numel() > 0; d++)
-      TC_CHECK(out.stride(d) != 0 || out.size(d) <= 1, Runtime, opname,
-               ": unsupported operation: "
-               "more than one element of the written-to tensor (shape ",
-               shape_str(out.sizes()), ", strides ", shape_str(out.strides()),
-               ") refers to a single memory location. "
-               "Please clone() the tensor before performing the operation.");
+    check_no_internal_overlap(out, opname.c_str());
     for (int i = 0; i < n; i++)
       TC_CHECK(!may_overlap(out, ins[i]) ||
                    (ins[i].data() == out.data() && ins[i].strides() == out.strides() &&
@@ -312,6 +317,7 @@ void copy_(const Tensor& dst, const Tensor& src_in) {
     src = expand(src, dst.sizes());
   }
   if (dst.numel() == 0) return;
+  check_no_internal_overlap(dst, "copy_");
   if (may_overlap(dst, src)) {
     if (src.data() == dst.data() && src.strides() == dst.strides() && src.dtype() == dst.dtype())
       return;

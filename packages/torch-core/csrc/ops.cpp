@@ -46,10 +46,10 @@ Tensor unary(Op op, const Tensor& x, const Tensor& out) {
 }
 
 Tensor binary(Op op, const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha) {
-  if ((op == Op::sub) && a.dtype() == ScalarType::Bool && b.dtype() == ScalarType::Bool)
-    fail(ErrorKind::Runtime,
-         "sub: subtraction with two bool tensors is not supported; "
-         "use logical_xor() instead");
+  if (op == Op::sub && (a.dtype() == ScalarType::Bool || b.dtype() == ScalarType::Bool))
+    fail(ErrorKind::Runtime, "sub: subtraction, the `-` operator, with a bool tensor (",
+         dtype_name(a.dtype()), " - ", dtype_name(b.dtype()),
+         ") is not supported; to invert a mask use the `~` or logical_not() operator");
   Tensor r = run_elementwise(spec_of(op), out, {a, b}, alpha);
   if (g_kernel_error.load(std::memory_order_relaxed)) raise_kernel_error(op);
   return r;

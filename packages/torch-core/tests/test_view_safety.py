@@ -201,3 +201,20 @@ def test_convolution_and_pooling_arithmetic_cannot_overflow(call):
     F = pytest.importorskip("torch.nn.functional")
     with pytest.raises(RuntimeError):
         call(F)
+
+
+def test_writes_into_an_expanded_tensor_are_refused():
+    for write in (
+        lambda t: t.copy_(torch.ones(3)),
+        lambda t: t.add_(1),
+        lambda t: torch.add(torch.ones(3), 1, out=t),
+    ):
+        with pytest.raises(RuntimeError, match="single memory location"):
+            write(torch.zeros(1).expand(3))
+    assert torch.zeros(1).expand(3).fill_(1).tolist() == [1.0, 1.0, 1.0]  # one value: fine
+
+
+def test_subtraction_with_a_bool_tensor_is_refused():
+    for a, b in [(torch.ones(2, dtype=torch.bool), torch.ones(2)), (torch.ones(2), True)]:
+        with pytest.raises(RuntimeError, match="bool"):
+            a - b

@@ -28,3 +28,6 @@ class Size(tuple):
 
     def __reduce__(self):
         return (Size, (tuple(self),))
+
+
+Size.__module__ = "torch"  # pickles name it torch.Size, which PyTorch's loader knows

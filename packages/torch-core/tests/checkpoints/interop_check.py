@@ -43,7 +43,7 @@ def objects():
         },  # fmt: skip
         "nested.pt": {
             "sd": collections.OrderedDict(w=values("float32", (2, 3)), step=7),
-            "list": [values("int64", (4,)), "text", 3.25, (1, 2)],
+            "list": [values("int64", (4,)), "text", 3.25, (1, 2), torch.Size([2, 3])],
         },  # fmt: skip
     }
 
