@@ -70,8 +70,7 @@ Scalar to_scalar(py::handle h, const char* op, const char* arg) {
              shape_str(t.sizes()));
     return item(t);
   }
-  if (PyObject_HasAttrString(o, "__index__"))
-    return Scalar::from_int(to_int64(h, op));
+  if (PyObject_HasAttrString(o, "__index__")) return Scalar::from_int(to_int64(h, op));
   if (PyObject_HasAttrString(o, "__float__"))
     return Scalar::from_double(h.attr("__float__")().cast<double>());
   fail(ErrorKind::Type, op, "(): argument '", arg, "' must be a Number, not ", type_name(h));
@@ -99,8 +98,7 @@ int64_t to_int64(py::handle h, const char* op) {
   if (PyLong_Check(o) && !PyBool_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    TC_CHECK(!overflow, Runtime, op, "(): integer ", std::string(py::str(o)),
-             " overflows int64");
+    TC_CHECK(!overflow, Runtime, op, "(): integer ", std::string(py::str(o)), " overflows int64");
     return v;
   }
   TC_CHECK(PyObject_HasAttrString(o, "__index__") && !PyBool_Check(o), Type, op,
@@ -183,7 +181,8 @@ PYBIND11_MODULE(_C, m) {
       PyErr_SetString(type, e.what());
     } catch (const std::bad_alloc&) {
       // RuntimeError, as PyTorch raises for a failed allocation (users catch that family).
-      PyErr_SetString(PyExc_RuntimeError, "DefaultCPUAllocator: can't allocate memory (out of memory)");
+      PyErr_SetString(PyExc_RuntimeError,
+                      "DefaultCPUAllocator: can't allocate memory (out of memory)");
     }
   });
 

@@ -261,7 +261,7 @@ void tril_(const Tensor& x, int64_t diagonal, bool upper) {
 static __int128 tril_count(int64_t rows, int64_t cols, __int128 offset) {
   // Row i holds clamp(i + offset + 1, 0, cols) elements: none, then a ramp, then full rows.
   __int128 k = offset + 1;
-  __int128 first = std::clamp<__int128>(-k + 1, 0, rows);      // first row with an element
+  __int128 first = std::clamp<__int128>(-k + 1, 0, rows);       // first row with an element
   __int128 full = std::clamp<__int128>(cols - k, first, rows);  // first full row
   __int128 ramp = (full - first) * (first + full - 1 + 2 * k) / 2;
   return ramp + (rows - full) * cols;

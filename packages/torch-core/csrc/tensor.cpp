@@ -223,9 +223,9 @@ static void check_view_bounds(const TensorImpl& v, const char* op) {
          !__builtin_add_overflow(end, span, &end);
   }
   TC_CHECK(ok && (n == 0 || (lo >= 0 && hi < capacity)), Runtime, op, ": a view of shape ",
-           shape_str(v.sizes), ", strides ", shape_str(v.strides), " and storage offset ",
-           v.offset, " reaches outside its storage of ", capacity, " elements of ",
-           dtype_name(v.dtype), " (storage size calculation overflowed or is out of bounds)");
+           shape_str(v.sizes), ", strides ", shape_str(v.strides), " and storage offset ", v.offset,
+           " reaches outside its storage of ", capacity, " elements of ", dtype_name(v.dtype),
+           " (storage size calculation overflowed or is out of bounds)");
 }
 
 Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset, const char* op) {
@@ -266,7 +266,8 @@ void check_fits(const Scalar& s, ScalarType dtype, const char* op) {
     }
     return true;  // half, bfloat16: out-of-range values round to infinity, as in PyTorch
   });
-  TC_CHECK(ok, Runtime, op, ": value ", s.kind == Scalar::Float ? std::to_string(s.d) : std::to_string(s.i),
+  TC_CHECK(ok, Runtime, op, ": value ",
+           s.kind == Scalar::Float ? std::to_string(s.d) : std::to_string(s.i),
            " cannot be converted to type ", dtype_name(dtype), " without overflow");
 }
 
