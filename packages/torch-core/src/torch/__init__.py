@@ -184,6 +184,7 @@ from torch.backends import (  # noqa: E402,F401  (global switches; torch.backend
     use_deterministic_algorithms,
 )
 from torch.serialization import load, save  # noqa: E402,F401
+from torch.special import erfc, logit, sinc, xlogy  # noqa: E402,F401  (also torch.special.*)
 from torch.storage import *  # noqa: E402,F403
 
 
@@ -211,6 +212,7 @@ _LAZY_SUBMODULES = frozenset(
         "nn",
         "optim",
         "random",
+        "special",
         "testing",
         "utils",
     )

@@ -6,14 +6,15 @@ import collections
 import math
 
 from torch import _C
+from torch._grad_mode import no_grad
 
 Tensor = _C.Tensor
 
 # Functions that are also Tensor methods (x.sum(...) is torch.sum(x, ...)).
 TENSOR_METHODS = (
     "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "std",
-    "var", "norm", "logsumexp", "clamp", "clip", "lerp", "square", "count_nonzero", "equal",
-    "isclose", "allclose",
+    "var", "norm", "logsumexp", "clamp", "clamp_min", "clamp_max", "clip", "dist", "nan_to_num",
+    "lerp", "square", "count_nonzero", "equal", "isclose", "allclose",
 )  # fmt: skip
 __all__ = [
     *TENSOR_METHODS, "std_mean", "var_mean", "broadcast_shapes", "numel", "is_tensor",
@@ -245,20 +246,63 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     dims = _dims(dim)
     a = _C.abs(input)
     if p in ("fro", 2, 2.0):
-        r = _C._sum(a.mul_(a), dims, keepdim, None).sqrt_()
+        r = zero_safe_norm(a, dims, keepdim, lambda a: _C._sum(a * a, dims, keepdim, None).sqrt())
     elif p == math.inf:
         r = _C._amax(a, dims, keepdim, None)
     elif p == -math.inf:
         r = _C._amin(a, dims, keepdim, None)
     elif p == 0:
         r = _C._sum(_C.ne(a, 0), dims, keepdim, None)._to_dtype(input.dtype, False)
+        r = keep_graph(r, input)
     elif p == 1:
         r = _C._sum(a, dims, keepdim, None)
     elif isinstance(p, (builtins.int, builtins.float)):
-        r = _C._sum(a.pow_(p), dims, keepdim, None).pow_(1.0 / p)
+        r = zero_safe_norm(
+            a, dims, keepdim, lambda a: _C._sum(a.pow(p), dims, keepdim, None).pow(1.0 / p), p
+        )
     else:
         raise RuntimeError(f"norm(): unsupported norm type {p!r}")
     return _out(r, out)
+
+
+def zero_safe_norm(a, dims, keepdim, compute, p=2):
+    """``compute(a)``, a p-norm of ``a = |x|`` over ``dims`` (None: all), whose derivative is
+    infinite where a whole slice is zero (sqrt'(0)): PyTorch's gradient there is 0, and so is
+    ours. When a gradient is needed, such slices are computed on ones and their result set
+    to 0 through `where`, so no inf * 0 reaches the gradient (double backward included)."""
+    if not (_needs_grad(a) and p > 0 and a.numel() > 0):
+        return compute(a)
+    with no_grad():
+        if dims == ():  # no reduction (a 0-d input): each element is its own slice
+            zero_kept = zero = _C.eq(a.detach(), 0)
+        else:
+            all_dims = dims if dims is not None else tuple(range(a.dim()))
+            zero_kept = _C.eq(_C._amax(a.detach(), all_dims, True, None), 0)
+            zero = _C.eq(_C._amax(a.detach(), all_dims, keepdim, None), 0)
+    return _C.where(zero, 0.0, compute(_C.where(zero_kept, 1.0, a)))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (by default 0 and
+    the dtype's largest and lowest finite values). Integer and bool tensors come back as
+    copies. The gradient passes where the input is finite, 0 elsewhere."""
+    if not input.dtype.is_floating_point:
+        return _out(input.clone(), out)
+    if posinf is None or neginf is None:
+        from torch._dtypes import finfo  # torch._dtypes imports this module
+
+        info = finfo(input.dtype)
+        posinf = info.max if posinf is None else posinf
+        neginf = info.min if neginf is None else neginf
+    x = input.detach()
+    r = _C.where(_C.isnan(x), nan, input)
+    r = _C.where(_C.eq(x, math.inf), posinf, r)
+    return _out(_C.where(_C.eq(x, -math.inf), neginf, r), out)
+
+
+def dist(input, other, p=2):
+    """The p-norm of input - other (broadcast), as a 0-d tensor."""
+    return norm(_C.sub(input, other), p)
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
@@ -275,13 +319,59 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     return _out(r, out)
 
 
+def _needs_grad(*values):
+    return _C.is_grad_enabled() and builtins.any(
+        isinstance(v, Tensor) and v.requires_grad for v in values
+    )
+
+
 def clamp(input, min=None, max=None, *, out=None):
-    """Limits values to [min, max] (either bound may be None, a number or a tensor)."""
+    """Limits values to [min, max] (either bound may be None, a number or a tensor).
+
+    The gradient follows PyTorch's rule: it passes to ``input`` where min <= input <= max
+    (the bounds included), to a tensor ``min`` where input < min < max, and to a tensor
+    ``max`` where input > max or min > max; NaN inputs get none."""
     if min is None and max is None:
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
+    if _needs_grad(input, min, max):
+        return _out(_clamp_graph(input, min, max), out)
     r = input if min is None else _C.maximum(input, min)  # numbers promote weakly
     r = r if max is None else _C.minimum(r, max)
     return _out(r, out)
+
+
+def _clamp_graph(x, lo, hi):
+    """clamp's values (maximum, then minimum) routed through `where`, so that each element's
+    gradient goes to the one operand PyTorch sends it to (maximum/minimum halve it at ties)."""
+    xd, lod, hid = x.detach(), _detached(lo), _detached(hi)
+    with no_grad():
+        r = clamp(xd, lod, hid)
+        if lo is None:
+            inside, to_hi = _C.le(xd, hid), _C.gt(xd, hid)
+        elif hi is None:
+            inside, to_lo = _C.ge(xd, lod), _C.lt(xd, lod)
+        else:
+            inside = _C.logical_and(_C.ge(xd, lod), _C.le(xd, hid))
+            to_lo = _C.logical_and(_C.lt(xd, lod), _C.lt(lod, hid))
+            to_hi = _C.logical_or(_C.gt(xd, hid), _C.gt(lod, hid))
+    out = r
+    if isinstance(hi, Tensor) and hi.requires_grad:
+        out = _C.where(to_hi, hi.to(r.dtype), out)
+    if isinstance(lo, Tensor) and lo.requires_grad:
+        out = _C.where(to_lo, lo.to(r.dtype), out)
+    return _C.where(inside, x.to(r.dtype), out)
+
+
+def _detached(v):
+    return v.detach() if isinstance(v, Tensor) else v
+
+
+def clamp_min(input, min, *, out=None):
+    return clamp(input, min, None, out=out)
+
+
+def clamp_max(input, max, *, out=None):
+    return clamp(input, None, max, out=out)
 
 
 clip = clamp

@@ -26,6 +26,7 @@ _EXTRA = {
     "torch.utils.data": "torch-multiprocessing",
     "torch.utils.trainer": "torch-multiprocessing",
     "torch.utils.serialization": "torch-legacy",
+    "torch.utils.checkpoint": "torch-autograd",
 }
 # our packages (besides torch-core) that a package depends on: pip must get them from the
 # local sources too, in the same command

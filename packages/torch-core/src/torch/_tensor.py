@@ -56,6 +56,37 @@ Tensor.clip_ = clamp_
 
 
 @_method
+def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    return self.copy_(F.nan_to_num(self, nan, posinf, neginf))
+
+
+@_method
+def apply_(self, callable):
+    """Replaces each element x by ``callable(x)`` (a Python number in, one out), in place;
+    slow (one Python call per element), as in PyTorch. Returns self."""
+    if self.requires_grad:
+        raise RuntimeError(
+            "Can't call apply_() on a tensor that requires grad (autograd cannot see through "
+            "the callable). Use x.detach().apply_(fn) instead."
+        )
+    kind = bool if self.dtype == _C.bool else float if self.dtype.is_floating_point else int
+    values = [kind(callable(v)) for v in self.reshape(-1).tolist()]
+    from torch._creation import tensor
+
+    return self.copy_(tensor(values, dtype=self.dtype).reshape(self.shape))
+
+
+@_method
+def clamp_min_(self, min):
+    return self.copy_(F.clamp(self, min, None))
+
+
+@_method
+def clamp_max_(self, max):
+    return self.copy_(F.clamp(self, None, max))
+
+
+@_method
 def lerp_(self, end, weight):
     return self.copy_(F.lerp(self, end, weight))
 

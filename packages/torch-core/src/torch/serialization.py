@@ -32,13 +32,27 @@ from torch import _C
 from torch.storage import LEGACY_CLASSES, TypedStorage, UntypedStorage
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
-           "safe_globals"]  # fmt: skip
+           "safe_globals", "LoadError", "LoadEOFError"]  # fmt: skip
 
 DEFAULT_PROTOCOL = 2
 ALIGNMENT = 64
 LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
 LEGACY_PROTOCOL = 1001
 _STORAGE_CLASSES = {cls.__name__: cls for cls in LEGACY_CLASSES.values()}
+
+
+class LoadError(RuntimeError, pickle.UnpicklingError):
+    """:func:`load` refused a malformed, forged or unsupported pickle in the file.
+
+    Both a ``RuntimeError`` and a ``pickle.UnpicklingError``: ``except RuntimeError`` (our
+    loader's family) and ``except pickle.UnpicklingError`` (what PyTorch raises for such
+    files) both catch it."""
+
+
+class LoadEOFError(LoadError, EOFError):
+    """:func:`load` reached the end of the data early: an empty or truncated file.
+
+    Also an ``EOFError``, which PyTorch raises for an empty file (``Ran out of input``)."""
 
 
 # ---------------------------------------------------------------- save
@@ -215,7 +229,7 @@ def _default_safe_globals():
 
 def _latin1_encode(s, encoding="latin1"):
     if encoding not in ("latin1", "latin-1"):
-        raise pickle.UnpicklingError("_codecs.encode is allowed only with the latin1 encoding")
+        raise LoadError("_codecs.encode is allowed only with the latin1 encoding")
     return s.encode("latin1")
 
 
@@ -258,7 +272,8 @@ class _WeightsOnlyUnpickler:
     SETITEM and ADDITEMS reach lists, dicts and sets only. The memo is a dict (a forged index
     costs nothing) and tuples are built no deeper than MAX_NESTING (hashing a deeper one as a
     dict key overflows the C stack); the result is checked for nesting as well. Every failure
-    is a ``pickle.UnpicklingError`` (a RuntimeError from a rebuild check stays one).
+    is a :class:`LoadError` (:class:`LoadEOFError` where the data ends early); a RuntimeError
+    from a rebuild check stays one.
 
     ``source`` is the pickle's bytes, or a binary file positioned at it (the legacy format,
     whose pickles are followed by other data): the file is left just after the pickle."""
@@ -292,7 +307,7 @@ class _WeightsOnlyUnpickler:
         """Makes at least ``need`` bytes available from the current position, or raises."""
         missing = need - (len(self._data) - self._pos)
         if self._file is None or missing > self._avail:
-            raise pickle.UnpicklingError(f"load: the {self._what} is truncated")
+            raise LoadEOFError(f"load: the {self._what} is truncated")
         want = min(self._avail, max(missing, _CHUNK))
         parts, got = [], 0
         while got < want:  # in pieces: a forged length must not size one read
@@ -306,7 +321,7 @@ class _WeightsOnlyUnpickler:
         self._data = self._data[self._pos :] + b"".join(parts)
         self._pos = 0
         if len(self._data) < need:
-            raise pickle.UnpicklingError(f"load: the {self._what} is truncated")
+            raise LoadEOFError(f"load: the {self._what} is truncated")
 
     def _read(self, n):
         pos = self._pos
@@ -347,11 +362,11 @@ class _WeightsOnlyUnpickler:
         except (pickle.UnpicklingError, MemoryError):
             raise
         except RecursionError:
-            raise pickle.UnpicklingError(f"load: the {self._what} nests too deeply") from None
+            raise LoadError(f"load: the {self._what} nests too deeply") from None
         except RuntimeError:
             raise
         except Exception as e:  # a malformed pickle can fail nearly anywhere
-            raise pickle.UnpicklingError(
+            raise LoadError(
                 f"load: the {self._what} is malformed ({type(e).__name__}: {_safe_text(e)})"
             ) from None
         finally:
@@ -362,14 +377,14 @@ class _WeightsOnlyUnpickler:
     def _refuse_opcode(self, code):
         info = pickletools.code2op.get(chr(code))
         name = f"{info.name} " if info is not None else ""
-        raise pickle.UnpicklingError(
+        raise LoadError(
             f"load: the {self._what} uses the opcode {name}({code:#04x}), which weights_only=True "
             "does not allow (nothing was run)"
         )
 
     def _pop_mark(self):
         if not self._metastack:
-            raise pickle.UnpicklingError(f"load: the {self._what} is malformed (no MARK)")
+            raise LoadError(f"load: the {self._what} is malformed (no MARK)")
         items = self._stack
         self._stack = self._metastack.pop()
         return items
@@ -387,7 +402,7 @@ class _WeightsOnlyUnpickler:
                     inner = d
         if inner:
             if inner >= MAX_NESTING:
-                raise pickle.UnpicklingError(
+                raise LoadError(
                     f"load: the {self._what} nests tuples deeper than {MAX_NESTING} levels"
                 )
             depth[id(t)] = (t, inner + 1)  # keeps t alive, so the id stays its own
@@ -400,7 +415,7 @@ class _WeightsOnlyUnpickler:
         full = f"{module}.{name}"
         entry = self._globals.get(full)
         if entry is None:
-            raise pickle.UnpicklingError(
+            raise LoadError(
                 f"Weights only load failed: the {self._what} refers to the global '{full:.200}', "
                 "which weights_only=True does not allow (nothing was run). If you trust the "
                 "file, allow it with torch.serialization.add_safe_globals([...]) or load with "
@@ -415,28 +430,28 @@ class _WeightsOnlyUnpickler:
     def _call(self, func, args):
         entry = self._allowed(func)
         if entry is None:
-            raise pickle.UnpicklingError(
+            raise LoadError(
                 f"load: the {self._what} calls {_describe(func)}, which is not an allowed global"
             )
         _, check, name = entry
         if check is _VALUE:
-            raise pickle.UnpicklingError(f"load: the {self._what} calls '{name}', which it "
+            raise LoadError(f"load: the {self._what} calls '{name}', which it "
                                          "may name but not call")  # fmt: skip
         if type(args) is not tuple:
-            raise pickle.UnpicklingError(f"load: arguments to '{name}' must be a tuple")
+            raise LoadError(f"load: arguments to '{name}' must be a tuple")
         if check is not None and not check(args):
-            raise pickle.UnpicklingError(f"load: '{name}' refuses the arguments {_describe(args)}")
+            raise LoadError(f"load: '{name}' refuses the arguments {_describe(args)}")
         return func(*args)
 
     def _new(self, cls, args, kwargs):
         entry = self._allowed(cls)
         if entry is None or not (cls is collections.OrderedDict or id(cls) in self._user_types):
-            raise pickle.UnpicklingError(
+            raise LoadError(
                 f"load: the {self._what} creates {_describe(cls)} with NEWOBJ, which "
                 "weights_only=True allows only for OrderedDict and added safe globals"
             )
         if type(args) is not tuple or type(kwargs) is not dict:
-            raise pickle.UnpicklingError(f"load: malformed NEWOBJ arguments for '{entry[2]}'")
+            raise LoadError(f"load: malformed NEWOBJ arguments for '{entry[2]}'")
         if cls is collections.OrderedDict:
             return collections.OrderedDict()
         return cls.__new__(cls, *args, **kwargs)
@@ -444,7 +459,7 @@ class _WeightsOnlyUnpickler:
     def _build(self, inst, state):
         user = id(type(inst)) in self._user_types
         if not (user or type(inst) is collections.OrderedDict):
-            raise pickle.UnpicklingError(
+            raise LoadError(
                 f"load: the {self._what} sets the state of {_describe(inst)} (BUILD), which "
                 "weights_only=True allows only for OrderedDict and instances of added safe "
                 "globals"
@@ -461,12 +476,12 @@ class _WeightsOnlyUnpickler:
             if part is None:
                 continue
             if type(part) is not dict:
-                raise pickle.UnpicklingError(f"load: malformed BUILD state {_describe(part)}")
+                raise LoadError(f"load: malformed BUILD state {_describe(part)}")
             for key, value in part.items():
                 # an OrderedDict (a state_dict's _metadata) gets plain attributes only, never
                 # one that hides a method such as keys or items
                 if type(key) is not str or not (user or not hasattr(type(inst), key)):
-                    raise pickle.UnpicklingError(f"load: BUILD may not set {_describe(key)}")
+                    raise LoadError(f"load: BUILD may not set {_describe(key)}")
                 if in_dict:
                     inst.__dict__[key] = value
                 else:
@@ -478,7 +493,7 @@ class _WeightsOnlyUnpickler:
     def _op_proto(self):
         version = self._read(1)[0]
         if version > 5:
-            raise pickle.UnpicklingError(f"load: unsupported pickle protocol {version}")
+            raise LoadError(f"load: unsupported pickle protocol {version}")
 
     def _op_frame(self):
         self._read(8)
@@ -533,7 +548,7 @@ class _WeightsOnlyUnpickler:
     def _op_long4(self):
         n = _I32.unpack(self._read(4))[0]
         if n < 0:
-            raise pickle.UnpicklingError("load: LONG4 with a negative byte count")
+            raise LoadError("load: LONG4 with a negative byte count")
         self._stack.append(int.from_bytes(self._read(n), "little", signed=True))
 
     def _op_float(self):
@@ -549,13 +564,13 @@ class _WeightsOnlyUnpickler:
     def _op_string(self):
         line = self._readline().rstrip(b"\r")
         if len(line) < 2 or line[0] != line[-1] or line[0] not in b"\"'":
-            raise pickle.UnpicklingError("load: STRING opcode argument must be quoted")
+            raise LoadError("load: STRING opcode argument must be quoted")
         self._stack.append(self._py2_str(codecs.escape_decode(line[1:-1])[0]))
 
     def _op_binstring(self):
         n = _I32.unpack(self._read(4))[0]
         if n < 0:
-            raise pickle.UnpicklingError("load: BINSTRING with a negative length")
+            raise LoadError("load: BINSTRING with a negative length")
         self._stack.append(self._py2_str(self._read(n)))
 
     def _op_short_binstring(self):
@@ -595,7 +610,7 @@ class _WeightsOnlyUnpickler:
     def _target(self, kind, opcode):
         target = self._stack[-1]
         if not isinstance(target, kind) or isinstance(target, frozenset):
-            raise pickle.UnpicklingError(
+            raise LoadError(
                 f"load: {opcode} on {_describe(target, 40)} (only {kind.__name__}s are allowed)"
             )
         return target
@@ -635,7 +650,7 @@ class _WeightsOnlyUnpickler:
 
     def _set_items(self, target, items):
         if len(items) % 2:
-            raise pickle.UnpicklingError("load: an odd number of dict items")
+            raise LoadError("load: an odd number of dict items")
         for i in range(0, len(items), 2):
             target[items[i]] = items[i + 1]
 
@@ -668,14 +683,14 @@ class _WeightsOnlyUnpickler:
     # -- the memo
     def _put(self, index):
         if index < 0:
-            raise pickle.UnpicklingError("load: a negative memo index")
+            raise LoadError("load: a negative memo index")
         self._memo[index] = self._stack[-1]
 
     def _get(self, index):
         try:
             self._stack.append(self._memo[index])
         except KeyError:
-            raise pickle.UnpicklingError(f"load: memo index {index} was never set") from None
+            raise LoadError(f"load: memo index {index} was never set") from None
 
     def _op_put(self):
         self._put(int(self._readline()))
@@ -708,7 +723,7 @@ class _WeightsOnlyUnpickler:
         name = self._stack.pop()
         module = self._stack.pop()
         if type(module) is not str or type(name) is not str:
-            raise pickle.UnpicklingError("load: STACK_GLOBAL needs two strings")
+            raise LoadError("load: STACK_GLOBAL needs two strings")
         self._stack.append(self._find_class(module, name))
 
     def _op_reduce(self):
@@ -734,7 +749,7 @@ class _WeightsOnlyUnpickler:
     def _op_binpersid(self):
         pid = self._stack.pop()
         if self._persistent_load is None:
-            raise pickle.UnpicklingError(f"load: the {self._what} may not refer to storages")
+            raise LoadError(f"load: the {self._what} may not refer to storages")
         self._stack.append(self._persistent_load(pid))
 
 
@@ -808,7 +823,7 @@ def _check_nesting(root, what="pickle"):
             if grandchildren is None:
                 continue
             if len(path) >= MAX_NESTING:
-                raise pickle.UnpicklingError(
+                raise LoadError(
                     f"load: the {what} nests containers deeper than {MAX_NESTING} levels"
                 )
             on_path.add(key)
@@ -819,7 +834,7 @@ def _check_nesting(root, what="pickle"):
             on_path.discard(id(frame[0]))
             heights[id(frame[0])] = height = frame[2] + 1
             if height > MAX_NESTING:
-                raise pickle.UnpicklingError(
+                raise LoadError(
                     f"load: the {what} nests containers deeper than {MAX_NESTING} levels"
                 )
             if path and height > path[-1][2]:
@@ -952,7 +967,7 @@ def _storage_from_pid(pid, load_storage):
     (the legacy format adds a sixth field, None), its fields checked before anything is
     allocated."""
     if not (type(pid) is tuple and len(pid) in (5, 6) and pid[0] in ("storage", b"storage")):
-        raise pickle.UnpicklingError(f"load: unknown persistent id ({_describe(pid)})")
+        raise LoadError(f"load: unknown persistent id ({_describe(pid)})")
     storage_type, key, location, numel = pid[1:5]
     if len(pid) == 6 and pid[5] is not None:
         raise RuntimeError("load: the legacy checkpoint uses storage views (PyTorch before "
@@ -962,11 +977,11 @@ def _storage_from_pid(pid, load_storage):
     elif isinstance(storage_type, type) and storage_type in _STORAGE_TYPES:
         dtype = storage_type.dtype
     else:
-        raise pickle.UnpicklingError(f"load: unsupported storage type ({_describe(storage_type)})")
+        raise LoadError(f"load: unsupported storage type ({_describe(storage_type)})")
     if type(key) is not str or type(location) is not str:
-        raise pickle.UnpicklingError(f"load: malformed persistent id ({_describe(pid)})")
+        raise LoadError(f"load: malformed persistent id ({_describe(pid)})")
     if type(numel) is not int or not 0 <= numel * dtype.itemsize <= _INT64_MAX:
-        raise pickle.UnpicklingError(f"load: invalid storage size ({_describe(numel)})")
+        raise LoadError(f"load: invalid storage size ({_describe(numel)})")
     untyped = load_storage(key, numel, dtype, location)
     if storage_type is UntypedStorage:
         return untyped
@@ -1059,7 +1074,8 @@ def _allowed_globals():
 
 def _unpickle(source, weights_only, load_storage, encoding):
     """The checkpoint's object from ``source`` (the pickle's bytes, or a file positioned at
-    it); any failure inside the pickle is an UnpicklingError."""
+    it); any failure inside the pickle is a LoadError (both RuntimeError and UnpicklingError),
+    a LoadEOFError (also an EOFError) when the pickle is cut short."""
 
     def persistent_load(pid):
         return _storage_from_pid(pid, load_storage)
@@ -1073,11 +1089,15 @@ def _unpickle(source, weights_only, load_storage, encoding):
         source = io.BytesIO(source)
     try:
         return _FullUnpickler(source, load_storage, encoding).load()
-    except (pickle.UnpicklingError, RuntimeError):
+    except RuntimeError:  # LoadError included
         raise
+    except EOFError:
+        raise LoadEOFError("load: the pickle in the checkpoint is truncated") from None
     except Exception as e:  # a malformed pickle can raise nearly anything while unpickling
+        if isinstance(e, pickle.UnpicklingError) and "truncated" in str(e):
+            raise LoadEOFError("load: the pickle in the checkpoint is truncated") from None
         message = f"load: the pickle in the checkpoint is malformed ({e!r:.200})"
-        raise pickle.UnpicklingError(message) from None
+        raise LoadError(message) from None
 
 
 def _mapped(storage, location, map_location):
@@ -1101,12 +1121,13 @@ def _legacy_load(f, map_location, weights_only, encoding):
     def header(what):
         return _WeightsOnlyUnpickler(f, {}, None, encoding, what=f"legacy {what} record").load()
 
+    if _file_size(f) <= f.tell():
+        raise LoadEOFError("load: the file is empty: it holds no checkpoint (0 bytes to read)")
     try:
         magic = header("magic number")
-    except pickle.UnpicklingError as e:
-        raise pickle.UnpicklingError(
-            f"load: the file is neither a zip checkpoint nor a legacy one ({e})"
-        ) from None
+    except pickle.UnpicklingError as e:  # an empty or cut file stays an EOFError
+        error = LoadEOFError if isinstance(e, EOFError) else LoadError
+        raise error(f"load: the file is neither a zip checkpoint nor a legacy one ({e})") from None
     if type(magic) is not int or magic != LEGACY_MAGIC:
         raise RuntimeError(
             "load: the file is neither a zip checkpoint nor a legacy one (bad magic number)"

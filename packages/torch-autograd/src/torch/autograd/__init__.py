@@ -169,3 +169,5 @@ def grad(
 
 
 _install()
+
+from torch.autograd import functional  # noqa: E402,F401  (torch.autograd.functional.jacobian, ...)

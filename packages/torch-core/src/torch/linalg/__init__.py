@@ -15,6 +15,7 @@ import math
 
 import torch
 from torch import _C
+from torch._functional import zero_safe_norm
 
 Tensor = _C.Tensor
 
@@ -466,10 +467,23 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # 
     elif ord == 1:
         r = a.sum(dim=dims, keepdim=keepdim) if dims else a.clone()
     elif ord == 2:
-        r = torch.sqrt((a * a).sum(dim=dims, keepdim=keepdim) if dims else a * a)
+        r = zero_safe_norm(
+            a,
+            dims,
+            keepdim,
+            lambda a: torch.sqrt((a * a).sum(dim=dims, keepdim=keepdim) if dims else a * a),
+        )
     else:
         p = float(ord)
-        r = torch.pow(torch.pow(a, p).sum(dim=dims, keepdim=keepdim) if dims else a**p, 1.0 / p)
+        r = zero_safe_norm(
+            a,
+            dims,
+            keepdim,
+            lambda a: torch.pow(
+                torch.pow(a, p).sum(dim=dims, keepdim=keepdim) if dims else a**p, 1 / p
+            ),
+            p,
+        )
     return _out(r, out)
 
 
@@ -513,7 +527,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
     d0, d1 = _two_dims(A, dim, op)
     if ord == "fro":
-        r = torch.sqrt((A * A).sum(dim=(d0, d1), keepdim=keepdim))
+        r = zero_safe_norm(
+            torch.abs(A),
+            (d0, d1),
+            keepdim,
+            lambda a: torch.sqrt((a * a).sum(dim=(d0, d1), keepdim=keepdim)),
+        )
     elif ord in (math.inf, -math.inf, 1, -1):
         rows, cols = (d0, d1) if abs(ord) == 1 else (d1, d0)  # sum over rows, then max/min
         r = _max_or_min(torch.abs(A).sum(dim=rows, keepdim=True), cols, ord > 0)

@@ -1,5 +1,6 @@
 """Utilities. ``torch.utils.data`` and ``torch.utils.trainer`` come from the
-torch-multiprocessing wheel, ``torch.utils.serialization`` from torch-legacy.
+torch-multiprocessing wheel, ``torch.utils.serialization`` from torch-legacy,
+``torch.utils.checkpoint`` from torch-autograd.
 
 Each is reachable as an attribute after a plain ``import torch`` (``torch.utils.data.
 DataLoader``), imported on first use.
@@ -11,7 +12,7 @@ from torch import _packages
 # extend __path__ so they are found in regular and editable installs alike.
 __path__ = __import__("pkgutil").extend_path(__path__, __name__)
 
-_SUBMODULES = frozenset({"data", "serialization", "trainer"})
+_SUBMODULES = frozenset({"checkpoint", "data", "serialization", "trainer"})
 
 
 def __getattr__(name):
