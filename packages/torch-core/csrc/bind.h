@@ -10,6 +10,43 @@ namespace py = pybind11;
 
 namespace tc {
 
+// An int argument of a binding (a dim, an index, a length). Like int64_t, except that a Python
+// int outside int64's range raises ValueError naming the value, as in PyTorch (pybind11's own
+// caster would answer "incompatible function arguments" with every signature).
+struct Int64 {
+  int64_t v;
+  Int64(int64_t x = 0) : v(x) {}  // NOLINT: implicit, so bodies use it as an int64_t
+  operator int64_t() const { return v; }
+};
+}  // namespace tc
+
+namespace pybind11::detail {
+template <>
+struct type_caster<tc::Int64> {
+  PYBIND11_TYPE_CASTER(tc::Int64, const_name("int"));
+  bool load(handle src, bool) {
+    if (PyFloat_Check(src.ptr()) || !PyIndex_Check(src.ptr())) return false;
+    object i = reinterpret_steal<object>(PyNumber_Index(src.ptr()));
+    if (!i) {
+      PyErr_Clear();
+      return false;
+    }
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+    if (overflow)
+      tc::fail(tc::ErrorKind::Value, "integer ", std::string(str(i)),
+               " overflows int64 (Overflow when unpacking long long)");
+    value = tc::Int64(x);
+    return true;
+  }
+  static handle cast(tc::Int64 src, return_value_policy, handle) {
+    return PyLong_FromLongLong(src.v);
+  }
+};
+}  // namespace pybind11::detail
+
+namespace tc {
+
 // A dtype object (torch.float32 ...): one singleton per ScalarType.
 struct DTypeObj {
   ScalarType type;

@@ -23,7 +23,7 @@ void bind_conv(py::module_& m, py::class_<Tensor>&) {
   m.def(
       "_conv",
       [](const Tensor& x, const Tensor& w, py::handle bias, const Ints& stride, const Ints& padding,
-         const Ints& dilation, int64_t groups, bool transposed, const Ints& output_padding) {
+         const Ints& dilation, Int64 groups, bool transposed, const Ints& output_padding) {
         return conv(x, w, opt_tensor(bias), stride, padding, dilation, groups, transposed,
                     output_padding);
       },
@@ -32,7 +32,7 @@ void bind_conv(py::module_& m, py::class_<Tensor>&) {
   m.def(
       "_conv_weight_grad",
       [](const Tensor& x, const Tensor& grad, const Ints& weight_size, const Ints& stride,
-         const Ints& padding, const Ints& dilation, int64_t groups) {
+         const Ints& padding, const Ints& dilation, Int64 groups) {
         return conv_weight_grad(x, grad, weight_size, stride, padding, dilation, groups);
       },
       "The gradient of conv(input, weight) with respect to a weight of weight_size, given the "

@@ -143,8 +143,9 @@ void bind_index(py::module_& m, py::class_<Tensor>& cls) {
       "min");
   m.def("_mask_rows", &mask_rows, "rows of x (over mask's dims) where mask is true");
   m.def("_nonzero", &nonzero, "(count, ndim) int64 coordinates of the nonzero elements");
-  m.def("_index_select", &index_select);
-  m.def("_gather", &gather);
+  m.def("_index_select",
+        [](const Tensor& x, Int64 d, const Tensor& i) { return index_select(x, d, i); });
+  m.def("_gather", [](const Tensor& x, Int64 d, const Tensor& i) { return gather(x, d, i); });
   m.def("_searchsorted", &searchsorted);
 }
 

@@ -27,23 +27,23 @@ void bind_nn(py::module_& m, py::class_<Tensor>&) {
   m.def("_adaptive_avg_pool", &adaptive_avg_pool);
   m.def("_adaptive_avg_pool_backward", &adaptive_avg_pool_backward);
   // softmax
-  m.def("_softmax", [](const Tensor& x, int64_t dim) { return softmax(x, dim, false); });
-  m.def("_log_softmax", [](const Tensor& x, int64_t dim) { return softmax(x, dim, true); });
-  m.def("_softmax_backward", [](const Tensor& g, const Tensor& y, int64_t dim) {
+  m.def("_softmax", [](const Tensor& x, Int64 dim) { return softmax(x, dim, false); });
+  m.def("_log_softmax", [](const Tensor& x, Int64 dim) { return softmax(x, dim, true); });
+  m.def("_softmax_backward", [](const Tensor& g, const Tensor& y, Int64 dim) {
     return softmax_backward(g, y, dim, false);
   });
-  m.def("_log_softmax_backward", [](const Tensor& g, const Tensor& y, int64_t dim) {
+  m.def("_log_softmax_backward", [](const Tensor& g, const Tensor& y, Int64 dim) {
     return softmax_backward(g, y, dim, true);
   });
   // losses
-  m.def("_nll_loss", [](const Tensor& x, const Tensor& target, py::handle weight, int64_t reduction,
-                        int64_t ignore_index) {
+  m.def("_nll_loss", [](const Tensor& x, const Tensor& target, py::handle weight, Int64 reduction,
+                        Int64 ignore_index) {
     auto r = nll_loss(x, target, maybe(weight), reduction, ignore_index);
     return py::make_tuple(r.first, r.second);
   });
   m.def("_nll_loss_backward",
-        [](const Tensor& g, const Tensor& target, py::handle weight, int64_t reduction,
-           int64_t ignore_index, const Tensor& total_weight, int64_t classes) {
+        [](const Tensor& g, const Tensor& target, py::handle weight, Int64 reduction,
+           Int64 ignore_index, const Tensor& total_weight, Int64 classes) {
           return nll_loss_backward(g, target, maybe(weight), reduction, ignore_index, total_weight,
                                    classes);
         });

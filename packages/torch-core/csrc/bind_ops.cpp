@@ -413,18 +413,18 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
   m.def("_normal_", [](const Tensor& t, double mean, double std, py::handle g) {
     normal_(t, mean, std, opt_generator(g));
   });
-  m.def("_random_", [](const Tensor& t, int64_t lo, int64_t hi, py::handle g) {
+  m.def("_random_", [](const Tensor& t, Int64 lo, Int64 hi, py::handle g) {
     random_(t, lo, hi, opt_generator(g));
   });
   m.def("_bernoulli_", [](const Tensor& t, py::handle p, py::handle g) {
     bernoulli_(t, tensor_or_scalar(p, "bernoulli_", "p"), opt_generator(g));
   });
-  m.def("_randperm", [](int64_t n, py::handle dtype, py::handle g) {
+  m.def("_randperm", [](Int64 n, py::handle dtype, py::handle g) {
     return randperm(n, to_dtype_arg(dtype, "randperm"), opt_generator(g));
   });
   m.def(
       "multinomial",
-      [](const Tensor& p, int64_t n, bool replacement, py::handle g) {
+      [](const Tensor& p, Int64 n, bool replacement, py::handle g) {
         return multinomial(p, n, replacement, opt_generator(g));
       },
       py::arg("input"), py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),

@@ -23,7 +23,7 @@ static std::vector<Tensor> tensor_list(py::handle seq, const char* op) {
 void bind_shape(py::module_& m, py::class_<Tensor>& cls) {
   m.def(
       "cat",
-      [](py::handle tensors, int64_t dim, py::handle out) -> py::object {
+      [](py::handle tensors, Int64 dim, py::handle out) -> py::object {
         Tensor r = cat(tensor_list(tensors, "cat"), dim, opt_tensor(out));
         return out.is_none() ? py::cast(r) : py::reinterpret_borrow<py::object>(out);
       },
@@ -34,15 +34,15 @@ void bind_shape(py::module_& m, py::class_<Tensor>& cls) {
   m.def("_roll", [](const Tensor& x, py::handle shifts, py::handle dims) {
     return roll(x, to_shape(shifts, "roll"), dims.is_none() ? Shape() : to_shape(dims, "roll"));
   });
-  m.def("_tri", [](const Tensor& x, int64_t diagonal, bool upper, py::handle out) {
+  m.def("_tri", [](const Tensor& x, Int64 diagonal, bool upper, py::handle out) {
     return tril(x, diagonal, upper, opt_tensor(out));
   });
-  m.def("_tri_", [](const Tensor& x, int64_t diagonal, bool upper) { tril_(x, diagonal, upper); });
-  m.def("_tri_indices", [](int64_t row, int64_t col, int64_t offset, bool upper, py::handle dt) {
+  m.def("_tri_", [](const Tensor& x, Int64 diagonal, bool upper) { tril_(x, diagonal, upper); });
+  m.def("_tri_indices", [](Int64 row, Int64 col, Int64 offset, bool upper, py::handle dt) {
     ScalarType t = opt_dtype(dt, upper ? "triu_indices" : "tril_indices");
     return tril_indices(row, col, offset, upper, t == ScalarType::Undefined ? ScalarType::Long : t);
   });
-  m.def("_repeat_interleave", [](const Tensor& x, const Tensor& repeats, int64_t dim) {
+  m.def("_repeat_interleave", [](const Tensor& x, const Tensor& repeats, Int64 dim) {
     return repeat_interleave(x, repeats, dim);
   });
 }

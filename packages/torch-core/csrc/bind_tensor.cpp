@@ -9,7 +9,7 @@ static py::object& g_autograd_missing =
 
 static py::object self_ref(py::handle self) { return py::reinterpret_borrow<py::object>(self); }
 
-static py::object tolist_rec(const char* p, const Tensor& t, int64_t d) {
+static py::object tolist_rec(const char* p, const Tensor& t, Int64 d) {
   if (d == t.dim()) {
     return visit_dtype(t.dtype(), [&](auto v) -> py::object {
       using T = decltype(v);
@@ -102,7 +102,7 @@ static void assign_layout(const Tensor& dst, const Tensor& src) {
 void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
   py::class_<StorageRef>(m, "UntypedStorage", py::buffer_protocol(),
                          "The byte buffer that a tensor and its views share.")
-      .def(py::init([](int64_t nbytes) {
+      .def(py::init([](Int64 nbytes) {
              TC_CHECK(nbytes >= 0, Runtime, "UntypedStorage: negative size ", nbytes);
              StoragePtr st = get_allocator(DeviceType::CPU)->allocate(size_t(nbytes));
              return StorageRef{st};
@@ -135,7 +135,7 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def("__hash__", [](const StorageRef& r) { return std::hash<Storage*>()(r.s.get()); });
   m.attr("UntypedStorage").attr("__module__") = "torch";
   // A tensor viewing `storage` as `dtype` with the given layout (bounds checked).
-  m.def("_tensor_from_storage", [](const StorageRef& r, py::handle dtype, int64_t offset,
+  m.def("_tensor_from_storage", [](const StorageRef& r, py::handle dtype, Int64 offset,
                                    py::handle size, py::handle stride) {
     auto impl = std::make_shared<TensorImpl>();
     impl->storage = r.s;
@@ -147,18 +147,18 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
   cls.def("untyped_storage", [](const Tensor& t) { return StorageRef{t.impl()->storage}; });
   // x.data = y: x takes y's storage and layout, dtype included (Module.to keeps Parameters).
   m.def("_set_data", [](const Tensor& dst, const Tensor& src) { assign_layout(dst, src); });
-  m.def("_set_storage", [](py::handle self, const StorageRef& r, int64_t offset, py::handle size,
-                           py::handle stride) {
-    const Tensor& t = self.cast<const Tensor&>();
-    auto impl = std::make_shared<TensorImpl>();
-    impl->storage = r.s;
-    impl->dtype = t.dtype();
-    Tensor view = as_strided(Tensor(std::move(impl)), to_shape(size, "set_"),
-                             to_shape(stride, "set_"), offset);
-    assign_layout(t, view);
-    t.bump_version();
-    return self_ref(self);
-  });
+  m.def("_set_storage",
+        [](py::handle self, const StorageRef& r, Int64 offset, py::handle size, py::handle stride) {
+          const Tensor& t = self.cast<const Tensor&>();
+          auto impl = std::make_shared<TensorImpl>();
+          impl->storage = r.s;
+          impl->dtype = t.dtype();
+          Tensor view = as_strided(Tensor(std::move(impl)), to_shape(size, "set_"),
+                                   to_shape(stride, "set_"), offset);
+          assign_layout(t, view);
+          t.bump_version();
+          return self_ref(self);
+        });
 
   m.def("_set_autograd_missing",
         [](py::object msg) { g_autograd_missing = msg.is_none() ? py::object() : msg; });
@@ -241,9 +241,15 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
            [](const Tensor& t, py::args a) { return reshape(t, shape_from_args(a, "reshape")); })
       .def("view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); })
       .def("reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); })
-      .def("transpose", &transpose, py::arg("dim0"), py::arg("dim1"))
-      .def("swapaxes", &transpose, py::arg("axis0"), py::arg("axis1"))
-      .def("swapdims", &transpose, py::arg("dim0"), py::arg("dim1"))
+      .def(
+          "transpose", [](const Tensor& t, Int64 a, Int64 b) { return transpose(t, a, b); },
+          py::arg("dim0"), py::arg("dim1"))
+      .def(
+          "swapaxes", [](const Tensor& t, Int64 a, Int64 b) { return transpose(t, a, b); },
+          py::arg("axis0"), py::arg("axis1"))
+      .def(
+          "swapdims", [](const Tensor& t, Int64 a, Int64 b) { return transpose(t, a, b); },
+          py::arg("dim0"), py::arg("dim1"))
       .def("permute",
            [](const Tensor& t, py::args a) { return permute(t, shape_from_args(a, "permute")); })
       .def("t",
@@ -276,10 +282,19 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
             return dim.is_none() ? squeeze(t) : squeeze_dims(t, to_shape(dim, "squeeze"));
           },
           py::arg("dim") = py::none())
-      .def("unsqueeze", &unsqueeze, py::arg("dim"))
-      .def("narrow", &narrow, py::arg("dim"), py::arg("start"), py::arg("length"))
-      .def("select", &select, py::arg("dim"), py::arg("index"))
-      .def("unfold", &unfold, py::arg("dimension"), py::arg("size"), py::arg("step"))
+      .def(
+          "unsqueeze", [](const Tensor& t, Int64 d) { return unsqueeze(t, d); }, py::arg("dim"))
+      .def(
+          "narrow",
+          [](const Tensor& t, Int64 d, Int64 start, Int64 len) { return narrow(t, d, start, len); },
+          py::arg("dim"), py::arg("start"), py::arg("length"))
+      .def(
+          "select", [](const Tensor& t, Int64 d, Int64 i) { return select(t, d, i); },
+          py::arg("dim"), py::arg("index"))
+      .def(
+          "unfold",
+          [](const Tensor& t, Int64 d, Int64 size, Int64 step) { return unfold(t, d, size, step); },
+          py::arg("dimension"), py::arg("size"), py::arg("step"))
       .def(
           "as_strided",
           [](const Tensor& t, py::handle size, py::handle stride, py::object off) {
@@ -287,8 +302,13 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
                               off.is_none() ? t.offset() : to_int64(off, "as_strided"));
           },
           py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none())
-      .def("diagonal", &diagonal, py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1)
-      .def("flatten", &flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
+      .def(
+          "diagonal",
+          [](const Tensor& t, Int64 off, Int64 d1, Int64 d2) { return diagonal(t, off, d1, d2); },
+          py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1)
+      .def(
+          "flatten", [](const Tensor& t, Int64 a, Int64 b) { return flatten(t, a, b); },
+          py::arg("start_dim") = 0, py::arg("end_dim") = -1)
       .def(
           "contiguous",
           [](py::handle self, py::object) -> py::object {
@@ -378,16 +398,14 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
   m.def("_arange", [](double start, double end, double step, py::handle dtype) {
     return arange(start, end, step, to_dtype_arg(dtype, "arange"));
   });
-  m.def("_linspace", [](double start, double end, int64_t steps, py::handle dtype) {
+  m.def("_linspace", [](double start, double end, Int64 steps, py::handle dtype) {
     return linspace(start, end, steps, to_dtype_arg(dtype, "linspace"));
   });
-  m.def("_eye", [](int64_t n, int64_t mm, py::handle dtype) {
-    return eye(n, mm, to_dtype_arg(dtype, "eye"));
+  m.def("_eye",
+        [](Int64 n, Int64 mm, py::handle dtype) { return eye(n, mm, to_dtype_arg(dtype, "eye")); });
+  m.def("_storage_view", [](const Tensor& base, py::handle size, py::handle stride, Int64 offset) {
+    return as_strided(base, to_shape(size, "set_"), to_shape(stride, "set_"), offset);
   });
-  m.def("_storage_view",
-        [](const Tensor& base, py::handle size, py::handle stride, int64_t offset) {
-          return as_strided(base, to_shape(size, "set_"), to_shape(stride, "set_"), offset);
-        });
 }
 
 }  // namespace tc

@@ -91,21 +91,27 @@ Tensor opt_tensor(py::handle h) {
   return h.cast<const Tensor&>();
 }
 
-// An int argument (size, dim, index, offset): a Python int, else anything with __index__;
-// values outside int64 raise RuntimeError rather than a pybind11 cast error.
-int64_t to_int64(py::handle h, const char* op) {
+// An int argument (dim, index, offset): a Python int, else anything with __index__. Values
+// outside int64 raise ValueError (PyTorch's family) rather than a pybind11 cast error; in a
+// size list they raise TypeError, as PyTorch's "failed to unpack" does.
+static int64_t int_arg(py::handle h, const char* op, ErrorKind overflow_kind) {
   PyObject* o = h.ptr();
   if (PyLong_Check(o) && !PyBool_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    TC_CHECK(!overflow, Runtime, op, "(): integer ", std::string(py::str(o)), " overflows int64");
+    if (overflow)
+      fail(overflow_kind, op, "(): integer ", std::string(py::str(o)),
+           " overflows int64 (Overflow when unpacking long long)");
     return v;
   }
   TC_CHECK(PyObject_HasAttrString(o, "__index__") && !PyBool_Check(o), Type, op,
            "(): expected an int, but found an element of type ", type_name(o));
-  return to_int64(h.attr("__index__")(), op);
+  return int_arg(h.attr("__index__")(), op, overflow_kind);
 }
-static int64_t index_int(PyObject* o, const char* op) { return to_int64(py::handle(o), op); }
+int64_t to_int64(py::handle h, const char* op) { return int_arg(h, op, ErrorKind::Value); }
+static int64_t index_int(PyObject* o, const char* op) {
+  return int_arg(py::handle(o), op, ErrorKind::Type);
+}
 
 Shape to_shape(py::handle h, const char* op) {
   Shape s;
@@ -135,7 +141,10 @@ DimList to_dims(py::handle h, const char* op) {
   DimList d;
   if (h.is_none()) return d;
   d.all = false;
-  d.dims = to_shape(h, op);
+  if (PyLong_Check(h.ptr()))
+    d.dims = Shape{to_int64(h, op)};  // one dim: ValueError on overflow, as in PyTorch
+  else
+    d.dims = to_shape(h, op);
   return d;
 }
 

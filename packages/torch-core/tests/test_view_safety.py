@@ -170,12 +170,27 @@ def test_tensor_data_that_overflows_an_integer_dtype_raises():
         lambda x: x[2**64],
         lambda x: x.as_strided((1,), (1,), 2**64),
         lambda x: x.size(2**64),
-        lambda x: x.view(2**64),
         lambda x: x.sum(2**64),
+        lambda x: x.narrow(0, 0, 2**64),
+        lambda x: x.select(0, -(2**70)),
+        lambda x: x.unsqueeze(2**64),
+        lambda x: x.transpose(0, 2**64),
+        lambda x: x.topk(2**64),
+        lambda x: torch.tril_indices(2**64, 2),
     ],
 )
-def test_ints_beyond_int64_raise_a_clear_runtime_error(call):
-    with pytest.raises(RuntimeError, match="overflows int64"):
+def test_int_arguments_beyond_int64_raise_value_error(call):
+    # PyTorch's family for a single int argument; a clear message, not a pybind11 cast error
+    with pytest.raises(ValueError, match="overflows int64"):
+        call(torch.zeros(4))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [lambda x: x.view(2**64), lambda x: x.expand(2**64), lambda x: torch.zeros(2, 2**64)],
+)
+def test_sizes_beyond_int64_raise_type_error(call):
+    with pytest.raises(TypeError, match="overflows int64"):
         call(torch.zeros(4))
 
 
