@@ -33,7 +33,7 @@ PURE = [
     f"./packages/torch-{name}"
     for name in ("autograd", "nn", "optim", "multiprocessing", "legacy", "all")
 ]
-TEST_DEPS = ["pytest", "hypothesis", "numpy"]
+TEST_DEPS = ["pytest", "hypothesis", "numpy", "scipy"]  # scipy: oracle of torch.special
 
 
 def core_wheel(session: nox.Session, cmake_args: str = "") -> str:
