@@ -236,7 +236,10 @@ def sanitize(session: nox.Session) -> None:
         "LD_PRELOAD": " ".join(runtime),  # the Python binary itself is not instrumented
         # leaks: CPython's own allocations at exit are not ours; a huge request must fail
         # as an exception (the tests ask for 2^47 floats on purpose), not abort
-        "ASAN_OPTIONS": "detect_leaks=0:allocator_may_return_null=1:halt_on_error=1",
+        # (the fuzzers skip their RLIMIT_AS under ASan, whose shadow memory needs the address
+        # space: max_allocation_size_mb is the cap instead)
+        "ASAN_OPTIONS": "detect_leaks=0:allocator_may_return_null=1:halt_on_error=1:"
+        "max_allocation_size_mb=2048",
         "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1",
     }
     session.run("pytest", "packages/torch-core/tests", "-m", "not slow", "-x", "-q",

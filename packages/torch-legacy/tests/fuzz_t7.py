@@ -387,7 +387,8 @@ def worker_main(seed, crash_at, hang_at):
     with open("/proc/self/status") as f:
         vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
     try:  # a forged size that slips through fails with MemoryError, not by swapping
-        resource.setrlimit(resource.RLIMIT_AS, (vm + MEMORY_LIMIT, vm + MEMORY_LIMIT))
+        if "libasan" not in os.environ.get("LD_PRELOAD", ""):  # ASan caps allocations itself
+            resource.setrlimit(resource.RLIMIT_AS, (vm + MEMORY_LIMIT, vm + MEMORY_LIMIT))
     except (ValueError, OSError):
         pass
     out = sys.stdout

@@ -858,7 +858,8 @@ def prepare_worker(parent):
     with open("/proc/self/status") as f:
         vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
     try:
-        resource.setrlimit(resource.RLIMIT_AS, (vm + MEMORY_LIMIT, vm + MEMORY_LIMIT))
+        if "libasan" not in os.environ.get("LD_PRELOAD", ""):  # ASan caps allocations itself
+            resource.setrlimit(resource.RLIMIT_AS, (vm + MEMORY_LIMIT, vm + MEMORY_LIMIT))
     except (ValueError, OSError):
         pass
     return corpus, folder
