@@ -336,7 +336,14 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
              return item(t).d != 0;
            })
       .def("__float__", [](const Tensor& t) { return item(one_element(t)).d; })
-      .def("__int__", [](const Tensor& t) { return item(one_element(t)).i; })
+      .def("__int__",
+           [](const Tensor& t) -> py::object {
+             Scalar s = item(one_element(t));
+             if (s.kind != Scalar::Float) return py::int_(s.i);
+             PyObject* r = PyLong_FromDouble(s.d);  // exact, any size; NaN/inf raise as int()
+             if (!r) throw py::error_already_set();
+             return py::reinterpret_steal<py::object>(r);
+           })
       .def("__index__",
            [](const Tensor& t) {
              TC_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, Type,

@@ -98,7 +98,7 @@ static void check_dtypes(const char* op, const Tensor& a, const Tensor& b) {
            ": expected both operands to have the same dtype, "
            "but got ",
            dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
-  TC_CHECK(a.dtype() != ScalarType::Bool, Runtime, op, ": not implemented for dtype bool");
+  TC_CHECK(a.dtype() != ScalarType::Bool, NotImplemented, op, ": not implemented for dtype bool");
 }
 
 // c (m x n, fresh or user-given) = alpha * a @ b + beta * c

@@ -260,7 +260,7 @@ struct Scalar {
     Scalar s;
     s.kind = Float;
     s.d = v;
-    s.i = int64_t(v);
+    s.i = v > -9.2e18 && v < 9.2e18 ? int64_t(v) : 0;  // NaN, inf, huge: no UB (use d)
     return s;
   }
   template <class T>

@@ -195,6 +195,16 @@ static T* mat(const Tensor& buf, int64_t i) {
   return buf.data_as<T>() + i * buf.size(1) * buf.size(2);
 }
 
+// LAPACK's eigenvalue and least-squares drivers corrupt the heap or spin on NaN/infinity
+// (reference LAPACK does too), so their inputs are checked first.
+template <class T>
+static void check_finite(const Tensor& buf, int64_t i, const char* op) {
+  const T* p = mat<T>(buf, i);
+  for (int64_t j = 0, n = buf.size(1) * buf.size(2); j < n; j++)
+    TC_CHECK(std::isfinite(p[j]), Runtime, op, ": the input contains NaN or infinity (matrix ", i,
+             " of the batch)");
+}
+
 template <class T>
 void lu_factor_kernel(const Tensor& a, const Tensor& piv, const Tensor& info) {
   int rows = int(a.size(2)), cols = int(a.size(1));
@@ -292,6 +302,7 @@ void eig_kernel(const Tensor& a, const Tensor& wr, const Tensor& wi, const Tenso
                 const Tensor& info) {
   int n = int(a.size(1));
   T dummy[1];
+  for (int64_t i = 0; i < a.size(0); i++) check_finite<T>(a, i, "linalg.eig");
   for (int64_t i = 0; i < a.size(0); i++)
     info.data_as<int>()[i] =
         n == 0 ? 0
@@ -313,6 +324,10 @@ void lstsq_kernel(const Tensor& a, const Tensor& b, const Tensor& s, const Tenso
   int m = int(a.size(2)), n = int(a.size(1)), k = int(b.size(1)), ldb = int(b.size(2));
   for (int64_t i = 0; i < a.size(0); i++) {
     int r = 0, res = 0;
+    if (m > 0 && n > 0 && k > 0) {
+      check_finite<T>(a, i, "linalg.lstsq");
+      check_finite<T>(b, i, "linalg.lstsq");
+    }
     if (m > 0 && n > 0 && k > 0)
       res = Lapack<T>::gelsd(m, n, k, mat<T>(a, i), mat<T>(b, i), std::max(1, ldb),
                              s.data_as<T>() + i * std::min(m, n), T(rcond), &r);

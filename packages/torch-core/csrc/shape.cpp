@@ -229,6 +229,15 @@ static const char* tri_name(bool upper, bool inplace) {
   return upper ? (inplace ? "triu_" : "triu") : (inplace ? "tril_" : "tril");
 }
 
+// Beyond +-(rows + cols) every diagonal keeps all of a matrix or nothing: clamped there, the
+// kernels' row + diagonal arithmetic cannot overflow.
+static int64_t clamp_diagonal(const Tensor& x, int64_t diagonal) {
+  if (x.dim() < 2) return diagonal;
+  constexpr int64_t kCap = int64_t(1) << 61;
+  int64_t reach = std::min(x.size(x.dim() - 2), kCap) + std::min(x.size(x.dim() - 1), kCap);
+  return std::clamp<int64_t>(diagonal, -reach, reach);
+}
+
 Tensor tril(const Tensor& x, int64_t diagonal, bool upper, const Tensor& out) {
   TC_CHECK(x.dim() >= 2, Runtime, tri_name(upper, false),
            ": input tensor must have at least 2 dimensions, got shape ", shape_str(x.sizes()));
@@ -243,12 +252,14 @@ Tensor tril(const Tensor& x, int64_t diagonal, bool upper, const Tensor& out) {
   }
   bool same_view = r.data() == x.data() && r.strides() == x.strides();
   Tensor src = may_overlap(r, x) && !same_view ? clone(x) : x;
+  diagonal = clamp_diagonal(x, diagonal);
   if (r.numel() > 0)
     find_kernel<TriFn>(upper ? Op::triu : Op::tril, r.device(), r.dtype())(r, src, diagonal, upper);
   return r;
 }
 
 void tril_(const Tensor& x, int64_t diagonal, bool upper) {
+  diagonal = clamp_diagonal(x, diagonal);
   TC_CHECK(x.dim() >= 2, Runtime, tri_name(upper, true),
            ": input tensor must have at least 2 dimensions, got shape ", shape_str(x.sizes()));
   if (x.numel() > 0)

@@ -150,6 +150,7 @@ def split(tensor, split_size_or_sections, dim=0):
                     f"of {n}"
                 )
             return (tensor.narrow(d, 0, 0),)
+        _check_pieces(n // size, "split")
         sizes = [size] * (n // size) + ([n % size] if n % size or n == 0 else [])
     else:
         sizes = [builtins.int(s) for s in split_size_or_sections]
@@ -165,6 +166,16 @@ def split(tensor, split_size_or_sections, dim=0):
     return tuple(pieces)
 
 
+_MAX_PIECES = 2**24  # views one split may return: more is a forged count, not a real program
+
+
+def _check_pieces(count, op):
+    if count > _MAX_PIECES:
+        raise RuntimeError(
+            f"{op}: cannot return {count} views (at most {_MAX_PIECES}; out of memory)"
+        )
+
+
 def chunk(input, chunks, dim=0):
     """At most ``chunks`` views of equal size (the last may be smaller) along ``dim``."""
     if chunks <= 0:
@@ -172,6 +183,7 @@ def chunk(input, chunks, dim=0):
     d = _wrap(dim, input.dim(), "chunk")
     n = input.shape[d] if input.dim() else 1
     if n == 0:
+        _check_pieces(chunks, "chunk")
         return tuple(input.narrow(d, 0, 0) for _ in range(chunks))
     return split(input, -(-n // chunks), d)
 
@@ -199,6 +211,7 @@ def tensor_split(input, indices_or_sections, dim=0):
     if isinstance(spec, builtins.int):
         if spec <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {spec}")
+        _check_pieces(spec, "tensor_split")
         small, extra = divmod(n, spec)
         bounds = [0]
         for i in range(spec):

@@ -439,8 +439,10 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     if isinstance(source, Tensor):
         if source.dtype != self.dtype:
             raise RuntimeError(f"set_: source has dtype {source.dtype}, this tensor {self.dtype}")
-        _C._set_data(self, source)
-        return self
+        if size is None and stride is None and storage_offset == 0:
+            _C._set_data(self, source)  # source's own layout
+            return self
+        source = source.untyped_storage()  # the given layout over source's storage
     if hasattr(source, "untyped"):  # a TypedStorage
         if source.dtype != self.dtype:
             raise RuntimeError(f"set_: storage has dtype {source.dtype}, this tensor {self.dtype}")
