@@ -233,3 +233,73 @@ def test_subtraction_with_a_bool_tensor_is_refused():
     for a, b in [(torch.ones(2, dtype=torch.bool), torch.ones(2)), (torch.ones(2), True)]:
         with pytest.raises(RuntimeError, match="bool"):
             a - b
+
+
+# ---------------------------------------------------------------- op fuzzer findings
+
+
+@pytest.mark.parametrize("op", [torch.linalg.eigvals, torch.linalg.eig])
+def test_eig_refuses_non_finite_input(op):
+    # LAPACK's geev corrupted the heap on these (PyTorch 2.13 crashes too)
+    for bad in (float("inf"), float("nan")):
+        a = torch.tensor([[0.5, -bad], [-bad, 0.5]], dtype=torch.float64)
+        with pytest.raises(RuntimeError, match="NaN or infinity"):
+            op(a)
+    w = torch.linalg.eigvals(torch.tensor([[2.0, 0.0], [0.0, 3.0]], dtype=torch.float64))
+    assert sorted(w.tolist()) == [2.0, 3.0]  # real eigenvalues come back real (no complex)
+
+
+def test_lstsq_refuses_non_finite_input():
+    with pytest.raises(RuntimeError, match="NaN or infinity"):  # gelsd spun on these
+        torch.linalg.lstsq(torch.tensor([[-float("inf"), 1.0], [1.0, 2.0]]), torch.ones(2, 1))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: torch.zeros(5).tensor_split(2**63 - 1),
+        lambda: torch.zeros(0).chunk(2**32),
+        lambda: torch.zeros(1).expand(2**40).split(1),
+    ],
+)
+def test_huge_piece_counts_are_refused_at_once(call):
+    with pytest.raises(RuntimeError, match="views"):
+        call()
+
+
+def test_small_piece_counts_still_work():
+    assert len(torch.zeros(0).chunk(5)) == 5
+    assert [p.numel() for p in torch.arange(5).tensor_split(8)] == [1, 1, 1, 1, 1, 0, 0, 0]
+
+
+@pytest.mark.parametrize("diagonal", [2**63 - 1, -(2**63), 2**40, -(2**40)])
+def test_tril_triu_with_huge_diagonals_match_numpy(diagonal):
+    a = np.arange(1.0, 13.0).reshape(3, 4)
+    k = int(np.clip(diagonal, -10, 10))
+    np.testing.assert_array_equal(torch.tensor(a).tril(diagonal).numpy(), np.tril(a, k))
+    np.testing.assert_array_equal(torch.tensor(a).triu(diagonal).numpy(), np.triu(a, k))
+    t = torch.tensor(a)
+    t.tril_(diagonal)
+    np.testing.assert_array_equal(t.numpy(), np.tril(a, k))
+
+
+def test_set_with_a_tensor_source_uses_the_given_layout():
+    t = torch.zeros(1).set_(torch.arange(6.0), 1, (2, 2), (2, 1))
+    assert t.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert torch.zeros(1).set_(torch.arange(3.0)).tolist() == [0.0, 1.0, 2.0]
+
+
+def test_int_of_a_float_tensor_is_exact_or_raises_like_int():
+    assert int(torch.tensor(3e38)) == int(np.float32(3e38))
+    assert int(torch.tensor(-2.7, dtype=torch.float64)) == -2
+    with pytest.raises(ValueError):
+        int(torch.tensor(float("nan")))
+    with pytest.raises(OverflowError):
+        int(torch.tensor(float("inf")))
+
+
+def test_missing_kernels_raise_not_implemented_error():
+    with pytest.raises(NotImplementedError, match="ceil.*bool"):
+        torch.tensor([True]).ceil()
+    with pytest.raises(NotImplementedError, match="bitwise_and.*float32"):
+        torch.ones(2).bitwise_and(torch.ones(2))
