@@ -53,9 +53,9 @@ TC_MULTIVERSION void softmax_row(const T* __restrict x, T* __restrict y, int64_t
   T mx = lane_max(x, n);
   for (int64_t i = 0; i < n; i++) y[i] = nn_exp(x[i] - mx);
   T s = lane_sum<T>(n, [&](int64_t i) { return y[i]; });
-  if (log) {
-    T sub = mx + std::log(s);
-    for (int64_t i = 0; i < n; i++) y[i] = x[i] - sub;
+  if (log) {  // (x - max) - log(sum): max + log(sum) would round away the log near 3e38
+    T ls = std::log(s);
+    for (int64_t i = 0; i < n; i++) y[i] = (x[i] - mx) - ls;
   } else {
     T inv = T(1) / s;
     for (int64_t i = 0; i < n; i++) y[i] *= inv;
@@ -80,12 +80,12 @@ TC_MULTIVERSION void softmax_block(const T* __restrict x, T* __restrict y, int64
       sum[c] += e;
     }
   if (log)
-    for (int64_t c = 0; c < m; c++) sum[c] = mx[c] + std::log(sum[c]);
+    for (int64_t c = 0; c < m; c++) sum[c] = std::log(sum[c]);
   else
     for (int64_t c = 0; c < m; c++) sum[c] = T(1) / sum[c];
   for (int64_t i = 0; i < n; i++)
     for (int64_t c = 0; c < m; c++)
-      y[i * st + c] = log ? x[i * st + c] - sum[c] : y[i * st + c] * sum[c];
+      y[i * st + c] = log ? (x[i * st + c] - mx[c]) - sum[c] : y[i * st + c] * sum[c];
 }
 
 // softmax: y * (g - sum(g * y)); log_softmax: g - exp(y) * sum(g)

@@ -303,3 +303,12 @@ def test_missing_kernels_raise_not_implemented_error():
         torch.tensor([True]).ceil()
     with pytest.raises(NotImplementedError, match="bitwise_and.*float32"):
         torch.ones(2).bitwise_and(torch.ones(2))
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_log_softmax_keeps_the_log_sum_near_float_max(transposed):
+    x = torch.tensor([[3e38, 3e38, 1e38]] * 20)
+    x = x.t().contiguous().t() if transposed else x  # the strided (column block) kernel too
+    want = np.log(np.exp(np.array([0.0, 0.0, -2e38], dtype=np.float64)).sum())
+    got = x.log_softmax(1)
+    np.testing.assert_allclose(got[:, 0].numpy(), np.full(20, -want), rtol=1e-6)
