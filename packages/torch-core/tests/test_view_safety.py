@@ -312,3 +312,13 @@ def test_log_softmax_keeps_the_log_sum_near_float_max(transposed):
     want = np.log(np.exp(np.array([0.0, 0.0, -2e38], dtype=np.float64)).sum())
     got = x.log_softmax(1)
     np.testing.assert_allclose(got[:, 0].numpy(), np.full(20, -want), rtol=1e-6)
+
+
+def test_comparisons_name_bad_arguments():
+    with pytest.raises(TypeError, match="equal.*other.*int"):
+        torch.equal(torch.ones(2), 1)
+    with pytest.raises(TypeError, match="isclose.*other.*int"):
+        torch.isclose(torch.ones(2), 1)
+    with pytest.raises(RuntimeError, match="float32 did not match torch.float64"):
+        torch.allclose(torch.ones(2), torch.ones(2, dtype=torch.float64))
+    assert torch.allclose(torch.ones(2), torch.ones(2) + 1e-7)

@@ -406,8 +406,15 @@ def broadcast_shapes(*shapes):
     return Size(reversed(result))
 
 
+def _check_tensors(op, input, other):
+    for name, x in (("input", input), ("other", other)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(x).__name__}")
+
+
 def equal(input, other):
     """True when both tensors have the same shape and the same values."""
+    _check_tensors("equal", input, other)
     return input.shape == other.shape and builtins.bool(
         _C._all(_C.eq(input, other), None, False, None)
     )
@@ -415,6 +422,9 @@ def equal(input, other):
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise ``|input - other| <= atol + rtol * |other|`` (infinities must match)."""
+    _check_tensors("isclose", input, other)
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"isclose(): {input.dtype} did not match {other.dtype}")
     close = _C.eq(input, other)
     if input.dtype.is_floating_point or other.dtype.is_floating_point:
         diff = _C.abs(_C.sub(input, other))
