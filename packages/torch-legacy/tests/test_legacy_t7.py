@@ -1,6 +1,6 @@
 """torch.utils.serialization: Lua torch7 .t7 files read (load_lua) and written (save_lua).
 
-Oracles: files written by Lua torch7 (../shared/fixtures/t7, decodes from its README), bytes
+Oracles: files written by Lua torch7 (tests/fixtures/t7, decodes from its README), bytes
 packed here by hand with struct following torch7's File.lua, and NumPy for tensor values.
 """
 
@@ -28,7 +28,7 @@ from torch.utils.serialization import (
     save_lua,
 )
 
-FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures" / "t7"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "t7"  # copies, with their licence
 
 
 def fixture(name):
