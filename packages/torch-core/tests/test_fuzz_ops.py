@@ -5,8 +5,8 @@ The long run, and the comparison of exception families with PyTorch, is
 """
 
 import importlib.util
-import pathlib
 import os
+import pathlib
 import signal
 import sys
 import time
