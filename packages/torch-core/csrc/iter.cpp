@@ -42,8 +42,8 @@ void register_kernel(Op op, DeviceType dev, ScalarType dtype, void* fn) {
 
 void* find_kernel_raw(Op op, Device dev, ScalarType dtype) {
   void* fn = g_kernels[int(op)][int(dev.type)][int(dtype)];
-  TC_CHECK(fn, NotImplemented, op_name(op), ": not implemented for dtype ", dtype_name(dtype), " on ",
-           dev.str());
+  TC_CHECK(fn, NotImplemented, op_name(op), ": not implemented for dtype ", dtype_name(dtype),
+           " on ", dev.str());
   return fn;
 }
 

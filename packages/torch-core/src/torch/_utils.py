@@ -110,6 +110,9 @@ def _rebuild_parameter(data, requires_grad, backward_hooks):
     return Parameter(data, requires_grad)
 
 
+_TENSOR_STATE = {"data", "grad", "requires_grad", "grad_fn", "is_leaf", "shape", "dtype", "device"}
+
+
 def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
     """A Parameter with extra attributes: ``state`` is their dict, or PyTorch's
     ``(dict, slots)`` pair; only plain attribute names are set."""
@@ -125,7 +128,8 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
     if parts[0]:
         p.__dict__.update(parts[0])
     for name, value in (parts[1] or {}).items():
-        if hasattr(type(p), name):  # a property (data, grad, ...) is not a file's to set
+        # a property (data, grad, ...) is not a file's to set, whichever packages are installed
+        if hasattr(type(p), name) or name in _TENSOR_STATE:
             raise RuntimeError(f"_rebuild_parameter_with_state: may not set '{name}'")
         setattr(p, name, value)
     return p
