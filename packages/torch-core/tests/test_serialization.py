@@ -896,3 +896,20 @@ def test_forged_huge_size_is_refused_before_allocation():
     buf.seek(0)
     with pytest.raises(RuntimeError, match="archive/data/0"):
         torch.load(buf)
+
+
+def test_mmap_load_of_an_unaligned_record_gives_aligned_tensors(tmp_path):
+    """A record torch.save did not align (written by another zip writer) is copied, not
+    mapped: elements must sit at their natural alignment (UBSan found a misaligned load)."""
+    src = io.BytesIO()
+    torch.save({"x": torch.arange(5, dtype=torch.int64)}, src)
+    src.seek(0)
+    for pad in range(8):  # shifts the records after it: some land off any 8-byte boundary
+        path = tmp_path / f"plain{pad}.pt"
+        with zipfile.ZipFile(src) as zin, zipfile.ZipFile(path, "w") as zout:
+            zout.writestr("archive/pad", b"p" * pad)
+            for info in zin.infolist():
+                zout.writestr(info.filename, zin.read(info))  # no alignment padding
+        x = torch.load(path, mmap=True)["x"]
+        assert x.tolist() == [0, 1, 2, 3, 4]
+        assert x.untyped_storage().data_ptr() % 8 == 0

@@ -923,7 +923,9 @@ class _Records:
         offset = self._data_offset(info)
         if offset + nbytes > self.size:  # checked before allocating anything
             raise RuntimeError(f"load: record '{info.filename}' runs past the end of the file")
-        if self.mapped is not None:
+        # A record that torch.save did not align (a foreign or forged file) is read into
+        # fresh memory instead: kernels load elements at their natural alignment.
+        if self.mapped is not None and offset % ALIGNMENT == 0:
             return UntypedStorage._from_buffer(memoryview(self.mapped)[offset : offset + nbytes])
         self._account(info, nbytes, self.size)
         storage = UntypedStorage(nbytes)
