@@ -913,3 +913,18 @@ def test_mmap_load_of_an_unaligned_record_gives_aligned_tensors(tmp_path):
         x = torch.load(path, mmap=True)["x"]
         assert x.tolist() == [0, 1, 2, 3, 4]
         assert x.untyped_storage().data_ptr() % 8 == 0
+
+
+@pytest.mark.parametrize("mmap", [False, True])
+def test_bool_bytes_from_a_file_are_made_valid_bools(tmp_path, mmap):
+    """A byte other than 0 or 1 in a bool storage is not a valid C++ bool (UBSan found the
+    load); the loader turns it into True."""
+    path = tmp_path / "m.pt"
+    torch.save({"m": torch.tensor([True, False, True, False])}, path)
+    raw = bytearray(path.read_bytes())
+    at = raw.find(bytes([1, 0, 1, 0]))
+    raw[at], raw[at + 1] = 190, 0
+    path.write_bytes(bytes(raw))
+    m = torch.load(path, mmap=mmap)["m"]
+    assert m.tolist() == [True, False, True, False]
+    assert m.to(torch.uint8).tolist() == [1, 0, 1, 0]

@@ -1060,6 +1060,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=Fa
                 cache[key] = _mapped(records.storage(key, nbytes), location, map_location)
             elif cache[key].nbytes() != nbytes:
                 raise RuntimeError(f"load: storage '{key}' is used with two different sizes")
+            if dtype == _C.bool:
+                _normalize_bools(cache[key])
             return cache[key]
 
         data = records.read("data.pkl")
@@ -1114,6 +1116,15 @@ def _mapped(storage, location, map_location):
     return storage
 
 
+def _normalize_bools(storage):
+    """Makes every byte of a bool storage read from a file 0 or 1: any other byte is not a
+    valid C++ bool, and kernels reading one have undefined behaviour (UBSan found it)."""
+    n = storage.nbytes()
+    if n and not isinstance(storage, TypedStorage):
+        as_bytes = _C._tensor_from_storage(storage, _C.uint8, 0, (n,), (1,))
+        as_bytes.copy_(_C.ne(as_bytes, 0))
+
+
 def _legacy_load(f, map_location, weights_only, encoding):
     """PyTorch's pre-zip format: magic, protocol, sys info, the object, storage keys, then
     each storage as an int64 element count and its bytes. The four records around the object
@@ -1143,6 +1154,7 @@ def _legacy_load(f, map_location, weights_only, encoding):
     wanted = {}  # key -> (storage, numel, element size)
     size = _file_size(f)
     allocated = 0
+    bool_keys = set()
 
     def load_storage(key, numel, dtype, location):
         nonlocal allocated
@@ -1153,6 +1165,8 @@ def _legacy_load(f, map_location, weights_only, encoding):
                 raise RuntimeError(f"load: legacy storage '{key}' is larger than the file")
             storage = UntypedStorage(nbytes)
             wanted[key] = (_mapped(storage, location, map_location), numel, dtype.itemsize)
+        if dtype == _C.bool:
+            bool_keys.add(key)  # normalised once its bytes are read, below
         return wanted[key][0]
 
     result = _unpickle(f, weights_only, load_storage, encoding)
@@ -1177,4 +1191,6 @@ def _legacy_load(f, map_location, weights_only, encoding):
             raise RuntimeError(
                 f"load: legacy storage '{key}' is truncated ({got} of {nbytes} bytes)"
             )
+        if key in bool_keys:
+            _normalize_bools(storage)
     return result
