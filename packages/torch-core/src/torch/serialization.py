@@ -242,7 +242,10 @@ _NOT_WALKED = (type, types.FunctionType, types.BuiltinFunctionType, types.Module
 
 
 def _describe(obj, limit=80):
-    """A short description of an object from a file, for messages (never raises)."""
+    """A short description of an object from a file, for messages (never raises). Tensors
+    are described by their layout only: a legacy file's storage bytes are not read yet."""
+    if isinstance(obj, _C.Tensor):
+        return f"Tensor of shape {tuple(obj.shape)} and dtype {obj.dtype}"
     try:
         text = repr(obj)
     except Exception:  # a huge int, deep nesting: repr itself refuses
@@ -1164,8 +1167,10 @@ def _legacy_load(f, map_location, weights_only, encoding):
             if allocated > size:  # the bytes follow in the file: a forged size is refused
                 raise RuntimeError(f"load: legacy storage '{key}' is larger than the file")
             storage = UntypedStorage(nbytes)
+            if nbytes:  # zeroed: its bytes come after the pickle, and nothing may read garbage
+                _C._tensor_from_storage(storage, _C.uint8, 0, (nbytes,), (1,)).fill_(0)
             wanted[key] = (_mapped(storage, location, map_location), numel, dtype.itemsize)
-        if dtype == _C.bool:
+        if dtype == _C.bool:  # on every use: a forged file may name one key with two types
             bool_keys.add(key)  # normalised once its bytes are read, below
         return wanted[key][0]
 
