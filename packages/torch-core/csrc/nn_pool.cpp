@@ -63,6 +63,8 @@ Geometry start_geometry(const Tensor& x, int64_t D, const char* op) {
   return g;
 }
 
+constexpr int64_t kMaxWindows = int64_t(1) << 26;  // output positions per dim
+
 void pool_dims(Geometry& g, const IntList& kernel, const IntList& stride, const IntList& padding,
                const IntList& dilation, bool ceil_mode, bool avg, const Tensor& x, const char* op) {
   int64_t D = g.D;
@@ -92,6 +94,8 @@ void pool_dims(Geometry& g, const IntList& kernel, const IntList& stride, const 
     if (ceil_mode && out > 0 && (out - 1) * s >= w.in + p) out--;
     if (out < 1) bad = true;
     w.out = std::max<int64_t>(out, 0);
+    TC_CHECK(w.out <= kMaxWindows, Runtime, op, "(): the output size ", w.out,
+             " is too large (at most ", kMaxWindows, " per dim)");  // 3 int64 per position
     w.step = dl;
     w.beg.assign(size_t(w.out), 0);
     w.cnt = w.span = w.beg;
@@ -126,11 +130,15 @@ void adaptive_dims(Geometry& g, const IntList& out_size, const char* op) {
     Win& w = g.w[3 - g.D + d];
     int64_t out = out_size[size_t(d)];
     TC_CHECK(out >= 0, Runtime, op, "(): output_size must be non-negative, got ", out);
+    // the window tables below hold 3 int64 per output position
+    TC_CHECK(out <= kMaxWindows, Runtime, op, "(): output_size ", out, " is too large (at most ",
+             kMaxWindows, " per dim)");
     w.out = out;
     w.beg.assign(size_t(out), 0);
     w.cnt = w.span = w.beg;
-    for (int64_t o = 0; o < out; o++) {
-      int64_t b = (o * w.in) / out, e = ((o + 1) * w.in + out - 1) / out;
+    for (int64_t o = 0; o < out; o++) {  // 128-bit: o * in overflows int64 for expanded inputs
+      int64_t b = int64_t(__int128(o) * w.in / out);
+      int64_t e = int64_t((__int128(o + 1) * w.in + out - 1) / out);
       w.beg[o] = b;
       w.cnt[o] = w.span[o] = e - b;
     }

@@ -322,3 +322,16 @@ def test_comparisons_name_bad_arguments():
     with pytest.raises(RuntimeError, match="float32 did not match torch.float64"):
         torch.allclose(torch.ones(2), torch.ones(2, dtype=torch.float64))
     assert torch.allclose(torch.ones(2), torch.ones(2) + 1e-7)
+
+
+def test_pooling_output_sizes_are_bounded_before_their_tables_are_built():
+    F = pytest.importorskip("torch.nn.functional")
+    empty = torch.zeros(0, 1, 6, dtype=torch.float64)
+    with pytest.raises(RuntimeError, match="too large"):  # built 48 GB of window tables
+        F.adaptive_max_pool1d(empty, (2**31,))
+    with pytest.raises(RuntimeError, match="too large"):
+        F.max_pool1d(torch.ones(1, 1, 1).expand(1, 1, 2**40), 2)
+    x = torch.arange(16.0).reshape(1, 1, 16)
+    np.testing.assert_array_equal(
+        F.adaptive_avg_pool1d(x, 4).numpy().ravel(), np.arange(16.0).reshape(4, 4).mean(1)
+    )
