@@ -190,8 +190,17 @@ ElementwiseIter ElementwiseIter::for_copy(const Tensor& dst, const Tensor& src) 
 
 void ElementwiseIter::plan(const Shape& shape, const Tensor* ops) {
   int nd = int(shape.size());
-  numel_ = 1;
-  for (auto s : shape) numel_ *= s;
+  numel_ = safe_numel(shape, "elementwise");
+  if (numel_ == 0) {  // nothing to visit: one empty run, so no stride product can overflow
+    shape_ = Shape{0};
+    for (int k = 0; k < ntensors; k++) {
+      strides_[k] = SmallVec<int64_t>();
+      strides_[k].push_back(0);
+      base_[k] = ops[k].data();
+      operands_[k] = ops[k];
+    }
+    return;
+  }
   // Byte strides aligned to `shape`, reversed so that index 0 is the last (fastest) dim.
   SmallVec<int64_t> st[kMaxOperands];
   Shape sh(nd);

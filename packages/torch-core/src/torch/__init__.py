@@ -207,6 +207,8 @@ _LAZY_SUBMODULES = frozenset(
         "accelerator",
         "autograd",
         "cuda",
+        "func",
+        "hub",
         "legacy",
         "multiprocessing",
         "nn",

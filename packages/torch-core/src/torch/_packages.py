@@ -27,6 +27,7 @@ _EXTRA = {
     "torch.utils.trainer": "torch-multiprocessing",
     "torch.utils.serialization": "torch-legacy",
     "torch.utils.checkpoint": "torch-autograd",
+    "torch.func": "torch-autograd",
 }
 # our packages (besides torch-core) that a package depends on: pip must get them from the
 # local sources too, in the same command
