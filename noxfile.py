@@ -28,7 +28,7 @@ nox.options.sessions = [
 PYTHON = "3.11"
 ROOT = Path(__file__).parent
 CORE = ROOT / "packages" / "torch-core"
-CORE_INPUTS = ["csrc", "src", "CMakeLists.txt", "hatch_build.py", "pyproject.toml"]
+CORE_INPUTS = ["csrc", "src", "third_party", "CMakeLists.txt", "hatch_build.py", "pyproject.toml"]
 PURE = [
     f"./packages/torch-{name}"
     for name in ("autograd", "nn", "optim", "multiprocessing", "legacy", "all")

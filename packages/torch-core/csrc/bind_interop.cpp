@@ -7,7 +7,7 @@ namespace tc {
 
 // ---------------------------------------------------------------- Python data
 namespace {
-enum Kind { KBool, KInt, KFloat };
+enum Kind { KBool, KInt, KFloat, KComplex };
 
 struct DataScan {
   Shape shape;
@@ -22,7 +22,7 @@ bool is_seq(py::handle h) {
 }
 
 int kind_of_dtype(ScalarType t) {
-  return t == ScalarType::Bool ? KBool : is_floating(t) ? KFloat : KInt;
+  return t == ScalarType::Bool ? KBool : is_floating(t) ? KFloat : is_complex(t) ? KComplex : KInt;
 }
 
 void scan(py::handle h, size_t depth, DataScan& s) {
@@ -45,8 +45,10 @@ void scan(py::handle h, size_t depth, DataScan& s) {
     s.kind = std::max<int>(s.kind, KBool);
   else if (PyLong_Check(o) || (PyObject_HasAttrString(o, "__index__") && !PyFloat_Check(o)))
     s.kind = std::max<int>(s.kind, KInt);
+  else if (PyComplex_Check(o))
+    s.kind = KComplex;
   else if (PyFloat_Check(o) || PyObject_HasAttrString(o, "__float__"))
-    s.kind = KFloat;
+    s.kind = std::max<int>(s.kind, KFloat);
   else
     fail(ErrorKind::Type, "tensor(): could not infer dtype of ", type_name(h));
   s.any = true;
@@ -77,6 +79,7 @@ void fill_data(py::handle h, const Shape& shape, size_t depth, T*& p) {
            depth, ")");
   Scalar v = to_scalar(h, "tensor", "data");
   if constexpr (std::is_integral_v<T>) check_fits(v, DTypeOf<T>::value, "tensor");  // floats: inf
+  if (v.kind == Scalar::Complex) check_fits(v, DTypeOf<T>::value, "tensor");
   *p++ = v.to<T>();
 }
 }  // namespace
@@ -86,11 +89,14 @@ static Tensor tensor_from_data(py::handle data, py::handle dtype_arg) {
   scan(data, 0, s);
   ScalarType dt = opt_dtype(dtype_arg, "tensor");
   if (dt == ScalarType::Undefined) {
-    dt = s.kind == KFloat ? default_dtype() : s.kind == KInt ? ScalarType::Long : ScalarType::Bool;
+    dt = s.kind == KComplex ? complex_dtype(default_dtype())
+         : s.kind == KFloat ? default_dtype()
+         : s.kind == KInt   ? ScalarType::Long
+                            : ScalarType::Bool;
     if (!s.any) dt = default_dtype();  // tensor([]) is float
   }
   Tensor r = empty(s.shape, dt);
-  visit_dtype(dt, [&](auto v) {
+  visit_dtype_complex(dt, [&](auto v) {
     using T = decltype(v);
     T* p = r.data_as<T>();
     fill_data<T>(data, s.shape, 0, p);
@@ -119,6 +125,10 @@ static const char* numpy_format(ScalarType t) {
       return "f";
     case ScalarType::Double:
       return "d";
+    case ScalarType::ComplexFloat:
+      return "F";
+    case ScalarType::ComplexDouble:
+      return "D";
     default:
       fail(ErrorKind::Type, "numpy(): NumPy has no dtype for torch.", dtype_name(t));
   }
@@ -151,9 +161,11 @@ static ScalarType from_numpy_dtype(const py::dtype& d) {
         return ScalarType::Double;
     }
   }
+  if (kind == 'c' && size == 8) return ScalarType::ComplexFloat;
+  if (kind == 'c' && size == 16) return ScalarType::ComplexDouble;
   fail(ErrorKind::Type, "can't convert np.ndarray of type ", std::string(py::str(d)),
-       ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, "
-       "uint8, and bool.");
+       ". The only supported types are: complex128, complex64, float64, float32, float16, "
+       "int64, int32, int16, int8, uint8, and bool.");
 }
 
 // A storage that borrows a foreign buffer and keeps its Python owner alive.

@@ -429,6 +429,23 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
       },
       py::arg("input"), py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
       py::arg("generator") = py::none());
+
+  // ---------------------------------------------------------------- complex, FFT
+  m.def("_view_as_real", &view_as_real);
+  m.def("_view_as_complex", &view_as_complex);
+  m.def("_complex_abs", &complex_abs);
+  m.def("_complex_angle", &complex_angle);
+  m.def("_complex", &complex_from_parts);
+  m.def("_fft_c2c", [](const Tensor& x, py::handle dims, bool forward, double scale) {
+    return fft_c2c(x, to_shape(dims, "fft"), forward, scale);
+  });
+  m.def("_fft_r2c", [](const Tensor& x, py::handle dims, bool forward, double scale) {
+    return fft_r2c(x, to_shape(dims, "fft"), forward, scale);
+  });
+  m.def("_fft_c2r",
+        [](const Tensor& x, py::handle dims, Int64 last_size, bool forward, double scale) {
+          return fft_c2r(x, to_shape(dims, "fft"), last_size, forward, scale);
+        });
 }
 
 }  // namespace tc

@@ -11,11 +11,14 @@ static py::object self_ref(py::handle self) { return py::reinterpret_borrow<py::
 
 static py::object tolist_rec(const char* p, const Tensor& t, Int64 d) {
   if (d == t.dim()) {
-    return visit_dtype(t.dtype(), [&](auto v) -> py::object {
+    return visit_dtype_complex(t.dtype(), [&](auto v) -> py::object {
       using T = decltype(v);
       T x;
       std::memcpy(&x, p, sizeof(T));
-      if constexpr (std::is_same_v<T, bool>)
+      if constexpr (IsComplex<T>::value)
+        return py::reinterpret_steal<py::object>(
+            PyComplex_FromDoubles(double(x.real()), double(x.imag())));
+      else if constexpr (std::is_same_v<T, bool>)
         return py::bool_(x);
       else if constexpr (std::is_integral_v<T>)
         return py::int_(int64_t(x));
@@ -40,6 +43,8 @@ static const Tensor& one_element(const Tensor& t) {
 static py::object scalar_to_py(const Scalar& s) {
   if (s.kind == Scalar::Bool) return py::bool_(s.i != 0);
   if (s.kind == Scalar::Int) return py::int_(s.i);
+  if (s.kind == Scalar::Complex)
+    return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(s.d, s.im));
   return py::float_(s.d);
 }
 
@@ -231,7 +236,9 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
             TC_CHECK(!v || is_floating(t.dtype()), Runtime,
                      "only Tensors of floating point dtype "
                      "can require gradients (got ",
-                     dtype_name(t.dtype()), ")");
+                     dtype_name(t.dtype()), ")",
+                     is_complex(t.dtype()) ? "; autograd for complex tensors is not implemented yet"
+                                           : "");
             t.impl()->requires_grad = v;
           });
 
@@ -333,7 +340,13 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
            [](const Tensor& t) {
              TC_CHECK(t.numel() == 1, Runtime, "Boolean value of Tensor with ",
                       t.numel() == 0 ? "no values" : "more than one value", " is ambiguous");
-             return item(t).d != 0;
+             Scalar s = item(t);
+             return s.d != 0 || s.im != 0;
+           })
+      .def("__complex__",
+           [](const Tensor& t) {
+             Scalar s = item(one_element(t));
+             return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(s.d, s.im));
            })
       .def("__float__", [](const Tensor& t) { return item(one_element(t)).d; })
       .def("__int__",

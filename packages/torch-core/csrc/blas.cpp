@@ -51,7 +51,15 @@ void blas_gemm(const GemmArgs& g) {
   }
   int m = int(c.size(0)), n = int(c.size(1)), k = int(a.size(1)),
       ldc = int(std::max<int64_t>(c.stride(0), n));
-  if constexpr (std::is_same_v<T, float>)
+  if constexpr (std::is_same_v<T, c64>) {
+    c64 alpha = g.alpha.to<c64>(), beta = g.beta.to<c64>();
+    scipy_cblas_cgemm(CblasRowMajor, ta, tb, m, n, k, &alpha, a.data(), lda, b.data(), ldb, &beta,
+                      c.data(), ldc);
+  } else if constexpr (std::is_same_v<T, c128>) {
+    c128 alpha = g.alpha.to<c128>(), beta = g.beta.to<c128>();
+    scipy_cblas_zgemm(CblasRowMajor, ta, tb, m, n, k, &alpha, a.data(), lda, b.data(), ldb, &beta,
+                      c.data(), ldc);
+  } else if constexpr (std::is_same_v<T, float>)
     scipy_cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, g.alpha.to<float>(), a.data_as<float>(), lda,
                       b.data_as<float>(), ldb, g.beta.to<float>(), c.data_as<float>(), ldc);
   else
@@ -85,6 +93,8 @@ static struct RegisterGemm {
   RegisterGemm() {
     register_kernel(Op::gemm, DeviceType::CPU, ScalarType::Float, (void*)&blas_gemm<float>);
     register_kernel(Op::gemm, DeviceType::CPU, ScalarType::Double, (void*)&blas_gemm<double>);
+    register_kernel(Op::gemm, DeviceType::CPU, ScalarType::ComplexFloat, (void*)&blas_gemm<c64>);
+    register_kernel(Op::gemm, DeviceType::CPU, ScalarType::ComplexDouble, (void*)&blas_gemm<c128>);
 #define TC_REG_LOOP(T) \
   register_kernel(Op::gemm, DeviceType::CPU, DTypeOf<T>::value, (void*)&loop_gemm<T>);
     TC_REG_LOOP(uint8_t)

@@ -17,6 +17,7 @@
 // binding translates them. Nothing here aborts on bad input.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -170,15 +171,24 @@ struct BFloat16 {
   X(BFloat16, ::tc::BFloat16, "bfloat16") \
   X(Float, float, "float32")        \
   X(Double, double, "float64")
+// Complex dtypes come after the real ones. Ops that support them register kernels for them
+// and visit them with visit_dtype_complex; visit_dtype covers the real dtypes only, so code
+// written for ordered numbers never sees a complex type.
+#define TC_FORALL_COMPLEX(X)                          \
+  X(ComplexFloat, std::complex<float>, "complex64") \
+  X(ComplexDouble, std::complex<double>, "complex128")
+#define TC_FORALL_DTYPES_AND_COMPLEX(X) TC_FORALL_DTYPES(X) TC_FORALL_COMPLEX(X)
 
 // clang-format on
 enum class ScalarType : int8_t {
 #define TC_ENUM(name, T, py) name,
-  TC_FORALL_DTYPES(TC_ENUM)
+  TC_FORALL_DTYPES_AND_COMPLEX(TC_ENUM)
 #undef TC_ENUM
       NumTypes,
   Undefined
 };
+using c64 = std::complex<float>;
+using c128 = std::complex<double>;
 constexpr int kNumDTypes = int(ScalarType::NumTypes);
 
 size_t itemsize(ScalarType t);
@@ -187,6 +197,20 @@ const char* legacy_name(ScalarType t);  // "Float" (for "torch.FloatTensor")
 inline bool is_floating(ScalarType t) {
   return t == ScalarType::Half || t == ScalarType::BFloat16 || t == ScalarType::Float ||
          t == ScalarType::Double;
+}
+inline bool is_complex(ScalarType t) {
+  return t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble;
+}
+// The real dtype of a complex one (complex64 -> float32); real dtypes map to themselves.
+inline ScalarType real_dtype(ScalarType t) {
+  return t == ScalarType::ComplexFloat    ? ScalarType::Float
+         : t == ScalarType::ComplexDouble ? ScalarType::Double
+                                          : t;
+}
+// The complex dtype holding a real floating one (float16/bfloat16/float32 -> complex64).
+inline ScalarType complex_dtype(ScalarType t) {
+  return t == ScalarType::Double || t == ScalarType::ComplexDouble ? ScalarType::ComplexDouble
+                                                                   : ScalarType::ComplexFloat;
 }
 inline bool is_integral(ScalarType t, bool include_bool) {
   return (t >= ScalarType::Byte && t <= ScalarType::Long) ||
@@ -204,7 +228,7 @@ struct DTypeOf;
   struct DTypeOf<T> {                                     \
     static constexpr ScalarType value = ScalarType::name; \
   };
-TC_FORALL_DTYPES(TC_DTYPEOF)
+TC_FORALL_DTYPES_AND_COMPLEX(TC_DTYPEOF)
 #undef TC_DTYPEOF
 
 // Call f.template operator()<T>() with T the C++ type of dtype t.
@@ -217,9 +241,22 @@ decltype(auto) visit_dtype(ScalarType t, F&& f) {
     TC_FORALL_DTYPES(TC_CASE)
 #undef TC_CASE
     default:
-      fail(ErrorKind::Runtime, "unknown dtype");
+      fail(is_complex(t) ? ErrorKind::NotImplemented : ErrorKind::Runtime,
+           is_complex(t) ? "not implemented for complex dtypes: " : "unknown dtype ",
+           int(t) < kNumDTypes ? dtype_name(t) : "");
   }
 }
+// visit_dtype that also visits the complex dtypes.
+template <class F>
+decltype(auto) visit_dtype_complex(ScalarType t, F&& f) {
+  if (t == ScalarType::ComplexFloat) return f(c64());
+  if (t == ScalarType::ComplexDouble) return f(c128());
+  return visit_dtype(t, std::forward<F>(f));
+}
+template <class T>
+struct IsComplex : std::false_type {};
+template <class T>
+struct IsComplex<std::complex<T>> : std::true_type {};
 
 // Compute type: 16-bit floats compute in float.
 template <class T>
@@ -238,8 +275,9 @@ struct AccOf<BFloat16> {
 // ---------------------------------------------------------------- scalars
 // A Python number: its kind decides how it promotes ("weak" scalars).
 struct Scalar {
-  enum Kind { Bool, Int, Float } kind = Int;
-  double d = 0;
+  enum Kind { Bool, Int, Float, Complex } kind = Int;
+  double d = 0;   // the value (the real part of a complex number)
+  double im = 0;  // the imaginary part of a complex number
   int64_t i = 0;
   Scalar() = default;
   static Scalar from_bool(bool b) {
@@ -263,13 +301,28 @@ struct Scalar {
     s.i = v > -9.2e18 && v < 9.2e18 ? int64_t(v) : 0;  // NaN, inf, huge: no UB (use d)
     return s;
   }
+  static Scalar from_complex(double re, double imag) {
+    Scalar s = from_double(re);
+    s.kind = Complex;
+    s.im = imag;
+    return s;
+  }
+  // The value as T; a complex number converted to a real type keeps its real part.
   template <class T>
   T to() const {
-    if (kind == Float) return T(static_cast<typename AccOf<T>::type>(d));
-    return T(static_cast<typename AccOf<T>::type>(i));
+    if constexpr (IsComplex<T>::value) {
+      using R = typename T::value_type;
+      return kind == Float || kind == Complex ? T(R(d), R(im)) : T(R(i), R(0));
+    } else {
+      if (kind == Float || kind == Complex) return T(static_cast<typename AccOf<T>::type>(d));
+      return T(static_cast<typename AccOf<T>::type>(i));
+    }
   }
   ScalarType natural_dtype() const {  // the dtype a tensor made from this number gets
-    return kind == Bool ? ScalarType::Bool : kind == Int ? ScalarType::Long : default_dtype();
+    return kind == Bool      ? ScalarType::Bool
+           : kind == Int     ? ScalarType::Long
+           : kind == Complex ? complex_dtype(default_dtype())
+                             : default_dtype();
   }
 };
 
@@ -367,8 +420,9 @@ int64_t wrap_dim(int64_t d, int64_t ndim, const char* op,
 Tensor empty(const Shape& sizes, ScalarType dtype, Device device = Device());
 Tensor empty_like(const Tensor& t, ScalarType dtype = ScalarType::Undefined);
 // A tensor sharing `base`'s storage; raises (naming `op`) unless the layout lies inside it.
+// `dtype` reinterprets the elements (view_as_real); sizes, strides, offset are in its units.
 Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset,
-                 const char* op = "view");
+                 const char* op = "view", ScalarType dtype = ScalarType::Undefined);
 int64_t safe_numel(const Shape& sizes, const char* op);  // overflow-checked element count
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype);
 Tensor wrap_scalar(const Scalar& s);  // 0-d tensor flagged as a wrapped number

@@ -98,10 +98,14 @@ inline void put_one(T& dst, T v, PutMode mode) {
       dst = T(A(dst) * A(v));
       break;
     case PutMode::Max:
-      dst = (A(v) > A(dst) || A(v) != A(v)) ? v : dst;
-      break;
     case PutMode::Min:
-      dst = (A(v) < A(dst) || A(v) != A(v)) ? v : dst;
+      if constexpr (IsComplex<T>::value) {
+        fail(ErrorKind::Runtime, "scatter_reduce: amax/amin are not supported for complex dtypes");
+      } else if (mode == PutMode::Max) {
+        dst = (A(v) > A(dst) || A(v) != A(v)) ? v : dst;
+      } else {
+        dst = (A(v) < A(dst) || A(v) != A(v)) ? v : dst;
+      }
       break;
   }
 }
@@ -486,6 +490,15 @@ void register_index_kernels() {
   register_kernel(Op::searchsorted, cpu, ScalarType::name, (void*)&search_kernel<T>);
   TC_FORALL_DTYPES(TC_REG)
 #undef TC_REG
+#define TC_REG_COMPLEX(name, T, py)                                                         \
+  register_kernel(Op::take, cpu, ScalarType::name, (void*)&take_kernel<T>);                 \
+  register_kernel(Op::index_put, cpu, ScalarType::name, (void*)&put_kernel<T>);             \
+  register_kernel(Op::masked_select, cpu, ScalarType::name, (void*)&mask_rows_kernel<T>);   \
+  register_kernel(Op::nonzero, cpu, ScalarType::name, (void*)&nonzero_kernel<T>);           \
+  register_kernel(Op::index_select, cpu, ScalarType::name, (void*)&index_select_kernel<T>); \
+  register_kernel(Op::gather, cpu, ScalarType::name, (void*)&gather_kernel<T>);
+  TC_FORALL_COMPLEX(TC_REG_COMPLEX)
+#undef TC_REG_COMPLEX
 }
 
 }  // namespace tc

@@ -56,18 +56,23 @@ static ScalarType promote_opt(ScalarType a, ScalarType b) {
 
 // `higher` comes from a stronger participant (dim>0 tensors over 0-d tensors over numbers):
 // the weaker side only matters when it is of a higher category.
+static int category(ScalarType t) {  // bool < integer < floating < complex
+  return t == ScalarType::Bool ? 0 : is_integral(t, false) ? 1 : is_floating(t) ? 2 : 3;
+}
 static ScalarType combine(ScalarType higher, ScalarType lower) {
   if (higher == ScalarType::Undefined) return lower;
-  if (lower == ScalarType::Undefined || is_floating(higher)) return higher;
-  if (higher == ScalarType::Bool || is_floating(lower)) return promote_types(higher, lower);
-  return higher;
+  if (lower == ScalarType::Undefined || category(lower) <= category(higher)) return higher;
+  return promote_types(higher, lower);
 }
 
 ScalarType result_type(std::initializer_list<Tensor> ts) {
   ScalarType dim_r = ScalarType::Undefined, zero_r = dim_r, wrapped_r = dim_r;
   for (const Tensor& t : ts) {
     if (t.impl()->wrapped_number) {
-      ScalarType w = t.dtype() == ScalarType::Double ? default_dtype() : t.dtype();
+      // Python floats and complex numbers take the default dtype's precision
+      ScalarType w = t.dtype() == ScalarType::Double          ? default_dtype()
+                     : t.dtype() == ScalarType::ComplexDouble ? complex_dtype(default_dtype())
+                                                              : t.dtype();
       wrapped_r = promote_opt(wrapped_r, w);
     } else if (t.dim() == 0) {
       zero_r = promote_opt(zero_r, t.dtype());
@@ -128,7 +133,7 @@ ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor
     compute = result_type({ins[first], ins[first + 1]});
   else
     compute = result_type({ins[first], ins[first + 1], ins[first + 2]});
-  if (spec.int_to_float && !is_floating(compute)) compute = default_dtype();
+  if (spec.int_to_float && !is_floating(compute) && !is_complex(compute)) compute = default_dtype();
   ScalarType res = spec.bool_out ? ScalarType::Bool : compute;
   // 16-bit floats meet Python numbers in float32, as PyTorch's kernels do: the number keeps
   // its precision and the result is rounded once.
@@ -310,7 +315,7 @@ static bool copy_transposed_2d(const Tensor& dst, const Tensor& src) {
     return false;
   int64_t rows = dst.size(0), cols = dst.size(1), ld = src.stride(1);
   int nt = rows * cols >= kGrain ? get_num_threads() : 1;
-  visit_dtype(dst.dtype(), [&](auto v) {
+  visit_dtype_complex(dst.dtype(), [&](auto v) {
     using T = decltype(v);
     transpose_tiles<T>(dst.data_as<T>(), src.data_as<T>(), rows, cols, ld, nt);
   });

@@ -84,7 +84,7 @@ A fmod_impl(A x, A y) {
 }
 template <class A>
 A pow_impl(A x, A y) {
-  if constexpr (std::is_floating_point_v<A>) {
+  if constexpr (std::is_floating_point_v<A> || IsComplex<A>::value) {
     return std::pow(x, y);
   } else if constexpr (std::is_same_v<A, bool>) {
     return x || !y;
@@ -169,6 +169,13 @@ void register_binary_kernels() {
   reg<compare_kernel, AndF, TC_ALL>(Op::logical_and);
   reg<compare_kernel, OrF, TC_ALL>(Op::logical_or);
   reg<compare_kernel, XorF, TC_ALL>(Op::logical_xor);
+  reg<binary_kernel, AddF, TC_COMPLEX>(Op::add);
+  reg<binary_kernel, SubF, TC_COMPLEX>(Op::sub);
+  reg<binary_kernel, MulF, TC_COMPLEX>(Op::mul);
+  reg<binary_kernel, DivF, TC_COMPLEX>(Op::div);
+  reg<binary_kernel, PowF, TC_COMPLEX>(Op::pow);
+  reg<compare_kernel, EqF, TC_COMPLEX>(Op::eq);
+  reg<compare_kernel, NeF, TC_COMPLEX>(Op::ne);
 }
 
 }  // namespace tc

@@ -39,11 +39,20 @@ template <class>
 struct NoF {};
 
 // Casts go through the compute types: 16-bit floats via float; to bool means "non-zero".
+// Complex to real keeps the real part (PyTorch warns about it in Python); to bool, non-zero.
 template <class D, class S>
 inline D cast_value(S s) {
   using AD = typename AccOf<D>::type;
   using AS = typename AccOf<S>::type;
-  if constexpr (std::is_same_v<D, bool>)
+  if constexpr (IsComplex<S>::value && IsComplex<D>::value)
+    return D(typename D::value_type(s.real()), typename D::value_type(s.imag()));
+  else if constexpr (IsComplex<S>::value && std::is_same_v<D, bool>)
+    return s != S(0);
+  else if constexpr (IsComplex<S>::value)
+    return cast_value<D>(s.real());
+  else if constexpr (IsComplex<D>::value)
+    return D(typename D::value_type(AS(s)), 0);
+  else if constexpr (std::is_same_v<D, bool>)
     return AS(s) != AS(0);
   else
     return D(static_cast<AD>(AS(s)));
@@ -52,7 +61,7 @@ inline D cast_value(S s) {
 template <class D, template <class> class>
 struct copy_kernel {
   static void run(ElementwiseIter& it) {
-    visit_dtype(it.input_dtype, [&](auto sv) {
+    visit_dtype_complex(it.input_dtype, [&](auto sv) {
       using S = decltype(sv);
       it.for_each([](char** d, const int64_t* s, int64_t n) {
         if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
@@ -88,9 +97,11 @@ void register_misc_kernels() {
   reg<ternary_kernel, LerpF, TC_FLOATS>(Op::lerp);
   reg<ternary_kernel, AddcmulF, TC_NUMERIC>(Op::addcmul);
   reg<ternary_kernel, AddcdivF, TC_FLOATS>(Op::addcdiv);
-  reg<where_kernel, NoF, TC_ALL>(Op::where);
-  reg<copy_kernel, NoF, TC_ALL>(Op::copy);
-  reg<fill_kernel, NoF, TC_ALL>(Op::fill);
+  reg<where_kernel, NoF, TC_ALL, TC_COMPLEX>(Op::where);
+  reg<copy_kernel, NoF, TC_ALL, TC_COMPLEX>(Op::copy);
+  reg<fill_kernel, NoF, TC_ALL, TC_COMPLEX>(Op::fill);
+  reg<ternary_kernel, AddcmulF, TC_COMPLEX>(Op::addcmul);
+  reg<ternary_kernel, AddcdivF, TC_COMPLEX>(Op::addcdiv);
 }
 
 }  // namespace tc

@@ -143,7 +143,62 @@ TC_PRED1(IsinfF, std::isinf(double(x)))
 TC_PRED1(IsfiniteF, std::isfinite(double(x)))
 TC_PRED1(LogicalNotF, !bool(x))
 
+// Complex functions: std::complex's own, the rest from them (log2, exp2, expm1 and log1p
+// with no special care near 0).
+TC_FN1(CExpF, std::exp(x))
+TC_FN1(CExp2F, std::pow(A(2), x))
+TC_FN1(CLogF, std::log(x))
+TC_FN1(CLog2F, std::log(x) / typename A::value_type(M_LN2))
+TC_FN1(CLog10F, std::log10(x))
+TC_FN1(CLog1pF, std::log(A(1) + x))
+TC_FN1(CExpm1F, std::exp(x) - A(1))
+TC_FN1(CSqrtF, std::sqrt(x))
+TC_FN1(CRsqrtF, A(1) / std::sqrt(x))
+TC_FN1(CSinF, std::sin(x))
+TC_FN1(CCosF, std::cos(x))
+TC_FN1(CTanF, std::tan(x))
+TC_FN1(CAsinF, std::asin(x))
+TC_FN1(CAcosF, std::acos(x))
+TC_FN1(CAtanF, std::atan(x))
+TC_FN1(CSinhF, std::sinh(x))
+TC_FN1(CCoshF, std::cosh(x))
+TC_FN1(CTanhF, std::tanh(x))
+TC_FN1(CSigmoidF, A(1) / (A(1) + std::exp(-x)))
+TC_PRED1(CIsnanF, x != x)
+TC_PRED1(CIsinfF, std::isinf(x.real()) || std::isinf(x.imag()))
+TC_PRED1(CIsfiniteF, std::isfinite(x.real()) && std::isfinite(x.imag()))
+TC_PRED1(CLogicalNotF, x == A(0))
+
+static void register_complex_unary_kernels() {
+  reg<unary_kernel, CExpF, TC_COMPLEX>(Op::exp);
+  reg<unary_kernel, CExp2F, TC_COMPLEX>(Op::exp2);
+  reg<unary_kernel, CLogF, TC_COMPLEX>(Op::log);
+  reg<unary_kernel, CLog2F, TC_COMPLEX>(Op::log2);
+  reg<unary_kernel, CLog10F, TC_COMPLEX>(Op::log10);
+  reg<unary_kernel, CLog1pF, TC_COMPLEX>(Op::log1p);
+  reg<unary_kernel, CExpm1F, TC_COMPLEX>(Op::expm1);
+  reg<unary_kernel, CSqrtF, TC_COMPLEX>(Op::sqrt);
+  reg<unary_kernel, CRsqrtF, TC_COMPLEX>(Op::rsqrt);
+  reg<unary_kernel, CSinF, TC_COMPLEX>(Op::sin);
+  reg<unary_kernel, CCosF, TC_COMPLEX>(Op::cos);
+  reg<unary_kernel, CTanF, TC_COMPLEX>(Op::tan);
+  reg<unary_kernel, CAsinF, TC_COMPLEX>(Op::asin);
+  reg<unary_kernel, CAcosF, TC_COMPLEX>(Op::acos);
+  reg<unary_kernel, CAtanF, TC_COMPLEX>(Op::atan);
+  reg<unary_kernel, CSinhF, TC_COMPLEX>(Op::sinh);
+  reg<unary_kernel, CCoshF, TC_COMPLEX>(Op::cosh);
+  reg<unary_kernel, CTanhF, TC_COMPLEX>(Op::tanh);
+  reg<unary_kernel, CSigmoidF, TC_COMPLEX>(Op::sigmoid);
+  reg<unary_kernel, ReciprocalF, TC_COMPLEX>(Op::reciprocal);
+  reg<unary_kernel, NegF, TC_COMPLEX>(Op::neg);
+  reg<predicate_kernel, CIsnanF, TC_COMPLEX>(Op::isnan);
+  reg<predicate_kernel, CIsinfF, TC_COMPLEX>(Op::isinf);
+  reg<predicate_kernel, CIsfiniteF, TC_COMPLEX>(Op::isfinite);
+  reg<predicate_kernel, CLogicalNotF, TC_COMPLEX>(Op::logical_not);
+}
+
 void register_unary_kernels() {
+  register_complex_unary_kernels();
   reg<unary_kernel, ExpF, TC_FLOATS>(Op::exp);
   reg<unary_kernel, Exp2F, TC_FLOATS>(Op::exp2);
   reg<unary_kernel, LogF, TC_FLOATS>(Op::log);

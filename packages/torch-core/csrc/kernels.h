@@ -65,6 +65,7 @@ void reg(Op op) {
 #define TC_INTS uint8_t, int8_t, int16_t, int32_t, int64_t
 #define TC_NUMERIC TC_INTS, TC_FLOATS
 #define TC_ALL bool, TC_NUMERIC
+#define TC_COMPLEX ::tc::c64, ::tc::c128
 
 // A functor without scalar arguments: TC_FN1(Name, expr in x) / TC_FN2(Name, expr in x, y)
 #define TC_FN1(Name, ...)                              \

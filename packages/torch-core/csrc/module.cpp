@@ -47,7 +47,8 @@ Device to_device_arg(py::handle h) {
 }
 
 bool is_number(py::handle h) {
-  return PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr());  // bool is a subclass of int
+  return PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr()) ||  // bool is a subclass of int
+         PyComplex_Check(h.ptr());
 }
 
 Scalar to_scalar(py::handle h, const char* op, const char* arg) {
@@ -62,6 +63,8 @@ Scalar to_scalar(py::handle h, const char* op, const char* arg) {
     return Scalar::from_int(v);
   }
   if (PyFloat_Check(o)) return Scalar::from_double(PyFloat_AS_DOUBLE(o));
+  if (PyComplex_Check(o))
+    return Scalar::from_complex(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
   if (py::isinstance<Tensor>(h)) {
     const Tensor& t = h.cast<const Tensor&>();
     TC_CHECK(t.numel() == 1, Runtime, op, ": argument '", arg,
@@ -79,7 +82,7 @@ Scalar to_scalar(py::handle h, const char* op, const char* arg) {
 Tensor tensor_or_scalar(py::handle h, const char* op, const char* arg) {
   if (py::isinstance<Tensor>(h)) return h.cast<const Tensor&>();
   PyObject* o = h.ptr();
-  if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o))
+  if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o))
     return wrap_scalar(to_scalar(h, op, arg));
   fail(ErrorKind::Type, op, "(): argument '", arg, "' must be Tensor or Number, not ",
        type_name(h));
@@ -203,7 +206,7 @@ PYBIND11_MODULE(_C, m) {
                              [](const DTypeObj& d) {
                                return d.type != ScalarType::Bool && d.type != ScalarType::Byte;
                              })
-      .def_property_readonly("is_complex", [](const DTypeObj&) { return false; })
+      .def_property_readonly("is_complex", [](const DTypeObj& d) { return is_complex(d.type); })
       .def_property_readonly("itemsize", [](const DTypeObj& d) { return itemsize(d.type); })
       .def("__repr__", [](const DTypeObj& d) { return std::string("torch.") + dtype_name(d.type); })
       .def("__reduce__", [](const DTypeObj& d) { return std::string(dtype_name(d.type)); })

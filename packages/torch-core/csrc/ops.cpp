@@ -42,6 +42,13 @@ static void raise_kernel_error(Op op) {
 }
 
 Tensor unary(Op op, const Tensor& x, const Tensor& out) {
+  if (op == Op::abs && is_complex(x.dtype())) {  // |z| is real
+    Tensor r = complex_abs(x);
+    if (!out.defined()) return r;
+    copy_(out, r);  // copy_ broadcasts; a wrong out shape raises there
+    out.bump_version();
+    return out;
+  }
   return run_elementwise(spec_of(op), out, {x});
 }
 

@@ -68,6 +68,17 @@ Tensor arange(double start, double end, double step, ScalarType dtype);
 Tensor linspace(double start, double end, int64_t steps, ScalarType dtype);
 Tensor eye(int64_t n, int64_t m, ScalarType dtype);
 
+// complex tensors (complex.cpp)
+Tensor view_as_real(const Tensor& t);     // complex (...) -> real (..., 2), same storage
+Tensor view_as_complex(const Tensor& t);  // real (..., 2) -> complex (...), same storage
+Tensor complex_abs(const Tensor& t);      // |z|, real dtype
+Tensor complex_angle(const Tensor& t);    // arg z, real dtype
+Tensor complex_from_parts(const Tensor& real, const Tensor& imag);
+// FFTs over `dims` (pocketfft), scaled by `scale`; results are new contiguous tensors.
+Tensor fft_c2c(const Tensor& x, const Shape& dims, bool forward, double scale);
+Tensor fft_r2c(const Tensor& x, const Shape& dims, bool forward, double scale);  // onesided
+Tensor fft_c2r(const Tensor& x, const Shape& dims, int64_t last_size, bool forward, double scale);
+
 void register_cpu_kernels();  // all CPU kernels
 
 }  // namespace tc

@@ -25,8 +25,9 @@ using ReduceFn = void (*)(ReduceIter&);
 template <class T>
 struct SumR {
   using A = typename AccOf<T>::type;
-  using Acc = std::conditional_t<std::is_floating_point_v<A>, A, int64_t>;
-  using Out = std::conditional_t<std::is_floating_point_v<A>, T, int64_t>;
+  static constexpr bool kInexact = std::is_floating_point_v<A> || IsComplex<A>::value;
+  using Acc = std::conditional_t<kInexact, A, int64_t>;  // integers sum in int64
+  using Out = std::conditional_t<kInexact, T, int64_t>;
   static Acc init() { return 0; }
   static Acc step(Acc a, A x) { return a + Acc(x); }
   static Acc merge(Acc a, Acc b) { return a + b; }
@@ -247,8 +248,8 @@ static void reg_reduce(Op op) {
 }
 
 void register_reduce_kernels() {
-  reg_reduce<reduce_kernel, SumR, TC_ALL>(Op::sum);
-  reg_reduce<reduce_kernel, ProdR, TC_ALL>(Op::prod);
+  reg_reduce<reduce_kernel, SumR, TC_ALL, TC_COMPLEX>(Op::sum);
+  reg_reduce<reduce_kernel, ProdR, TC_ALL, TC_COMPLEX>(Op::prod);
   reg_reduce<reduce_kernel, MaxR, TC_ALL>(Op::amax);
   reg_reduce<reduce_kernel, MinR, TC_ALL>(Op::amin);
   reg_reduce<reduce_kernel, AllR, TC_ALL>(Op::all);

@@ -365,13 +365,19 @@ Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, int64_t dim) {
 }
 
 // ---------------------------------------------------------------- registration
+struct Bytes16 {  // complex128 moved as raw bytes
+  uint64_t lo, hi;
+};
+
 template <class T>
 static void reg_typed() {
   constexpr ScalarType t = DTypeOf<T>::value;
   using U = std::conditional_t<
       sizeof(T) == 1, uint8_t,
-      std::conditional_t<sizeof(T) == 2, uint16_t,
-                         std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+      std::conditional_t<
+          sizeof(T) == 2, uint16_t,
+          std::conditional_t<sizeof(T) == 4, uint32_t,
+                             std::conditional_t<sizeof(T) == 8, uint64_t, Bytes16>>>>;
   register_kernel(Op::cat, DeviceType::CPU, t, (void*)&cat_cpu);  // moves bytes: any dtype
   register_kernel(Op::flip, DeviceType::CPU, t, (void*)&flip_cpu<U>);
   register_kernel(Op::roll, DeviceType::CPU, t, (void*)&roll_cpu);  // block copies: any dtype
@@ -382,7 +388,7 @@ static void reg_typed() {
 
 void register_shape_kernels() {
 #define TC_REG_SHAPE(name, T, py) reg_typed<T>();
-  TC_FORALL_DTYPES(TC_REG_SHAPE)
+  TC_FORALL_DTYPES_AND_COMPLEX(TC_REG_SHAPE)
 #undef TC_REG_SHAPE
 }
 

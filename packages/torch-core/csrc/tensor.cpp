@@ -61,7 +61,7 @@ Half::operator float() const {
 size_t itemsize(ScalarType t) {
   static const size_t sizes[] = {
 #define TC_SIZE(name, T, py) sizeof(T),
-      TC_FORALL_DTYPES(TC_SIZE)
+      TC_FORALL_DTYPES_AND_COMPLEX(TC_SIZE)
 #undef TC_SIZE
   };
   return sizes[int(t)];
@@ -70,7 +70,7 @@ size_t itemsize(ScalarType t) {
 const char* dtype_name(ScalarType t) {
   static const char* names[] = {
 #define TC_NAME(name, T, py) py,
-      TC_FORALL_DTYPES(TC_NAME)
+      TC_FORALL_DTYPES_AND_COMPLEX(TC_NAME)
 #undef TC_NAME
   };
   return t < ScalarType::NumTypes ? names[int(t)] : "undefined";
@@ -79,7 +79,7 @@ const char* dtype_name(ScalarType t) {
 const char* legacy_name(ScalarType t) {
   static const char* names[] = {
 #define TC_NAME(name, T, py) #name,
-      TC_FORALL_DTYPES(TC_NAME)
+      TC_FORALL_DTYPES_AND_COMPLEX(TC_NAME)
 #undef TC_NAME
   };
   return names[int(t)];
@@ -100,6 +100,10 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
   if (a == S::Bool) return b;
   if (b == S::Bool) return a;
+  if (is_complex(a) || is_complex(b)) {  // complex128 if either side needs float64's range
+    bool wide = a == S::Double || b == S::Double || a == S::ComplexDouble || b == S::ComplexDouble;
+    return wide ? S::ComplexDouble : S::ComplexFloat;
+  }
   bool fa = is_floating(a), fb = is_floating(b);
   if (fa != fb) return fa ? a : b;
   if (fa) {  // both floating
@@ -115,6 +119,7 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
 }
 
 bool can_cast(ScalarType from, ScalarType to) {
+  if (is_complex(from) && !is_complex(to)) return false;
   if (is_floating(from) && is_integral(to, true)) return false;
   if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
   return true;
@@ -228,13 +233,14 @@ static void check_view_bounds(const TensorImpl& v, const char* op) {
            " (storage size calculation overflowed or is out of bounds)");
 }
 
-Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset, const char* op) {
+Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset, const char* op,
+                 ScalarType dtype) {
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = base.impl()->storage;
   impl->offset = offset;
   impl->sizes = std::move(sizes);
   impl->strides = std::move(strides);
-  impl->dtype = base.dtype();
+  impl->dtype = dtype == ScalarType::Undefined ? base.dtype() : dtype;
   check_view_bounds(*impl, op);
   return Tensor(std::move(impl));
 }
@@ -243,7 +249,7 @@ Tensor alias(const Tensor& t) { return make_view(t, t.sizes(), t.strides(), t.of
 
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype) {
   Tensor t = empty({}, dtype);
-  visit_dtype(dtype, [&](auto v) {
+  visit_dtype_complex(dtype, [&](auto v) {
     using T = decltype(v);
     *t.data_as<T>() = s.to<T>();
   });
@@ -251,7 +257,12 @@ Tensor scalar_tensor(const Scalar& s, ScalarType dtype) {
 }
 
 void check_fits(const Scalar& s, ScalarType dtype, const char* op) {
-  if (s.kind == Scalar::Bool || dtype == ScalarType::Bool || dtype == ScalarType::Double) return;
+  if (s.kind == Scalar::Complex && !is_complex(dtype))
+    TC_CHECK(s.im == 0, Runtime, op, ": value (", s.d, "+", s.im, "j) cannot be converted to type ",
+             dtype_name(dtype), " without overflow");
+  if (s.kind == Scalar::Bool || dtype == ScalarType::Bool || dtype == ScalarType::Double ||
+      is_complex(dtype))
+    return;
   bool ok = visit_dtype(dtype, [&](auto v) {
     using T = decltype(v);
     if constexpr (std::is_integral_v<T>) {
@@ -272,9 +283,10 @@ void check_fits(const Scalar& s, ScalarType dtype, const char* op) {
 }
 
 Tensor wrap_scalar(const Scalar& s) {
-  Tensor t = scalar_tensor(s, s.kind == Scalar::Float ? ScalarType::Double
-                              : s.kind == Scalar::Int ? ScalarType::Long
-                                                      : ScalarType::Bool);
+  Tensor t = scalar_tensor(s, s.kind == Scalar::Float     ? ScalarType::Double
+                              : s.kind == Scalar::Complex ? ScalarType::ComplexDouble
+                              : s.kind == Scalar::Int     ? ScalarType::Long
+                                                          : ScalarType::Bool);
   t.impl()->wrapped_number = true;
   return t;
 }
@@ -282,10 +294,12 @@ Tensor wrap_scalar(const Scalar& s) {
 Scalar item(const Tensor& t) {
   TC_CHECK(t.numel() == 1, Runtime, "a Tensor with ", t.numel(),
            " elements cannot be converted to Scalar");
-  return visit_dtype(t.dtype(), [&](auto v) {
+  return visit_dtype_complex(t.dtype(), [&](auto v) {
     using T = decltype(v);
     T x = *t.data_as<T>();
-    if constexpr (std::is_same_v<T, bool>)
+    if constexpr (IsComplex<T>::value)
+      return Scalar::from_complex(double(x.real()), double(x.imag()));
+    else if constexpr (std::is_same_v<T, bool>)
       return Scalar::from_bool(x);
     else if constexpr (std::is_integral_v<T>)
       return Scalar::from_int(int64_t(x));

@@ -28,6 +28,8 @@ from torch._C import (  # noqa: F401
     bfloat16,
     bool,
     can_cast,
+    complex64,
+    complex128,
     default_generator,
     device,
     dtype,
@@ -61,6 +63,8 @@ double = float64
 short = int16
 int = int32  # noqa: A001
 long = int64
+cfloat = complex64
+cdouble = complex128
 
 # The breadth of the core (torch.linalg is imported with _tensor above). These come after
 # torch._C's names so that they may extend them (torch.where(cond) with one argument, ...).
@@ -158,6 +162,7 @@ from torch._C import (  # noqa: E402,F401
     trunc,
     where,
 )
+from torch._complex import *  # noqa: E402,F403
 from torch._conv import *  # noqa: E402,F403
 from torch._creation import *  # noqa: E402,F403
 from torch._dtypes import *  # noqa: E402,F403
@@ -174,6 +179,7 @@ from torch._indexing import *  # noqa: E402,F403
 from torch._nn_ops import *  # noqa: E402,F403
 from torch._shape_ops import *  # noqa: E402,F403
 from torch._sorting import *  # noqa: E402,F403
+from torch._spectral import *  # noqa: E402,F403
 from torch.backends import (  # noqa: E402,F401  (global switches; torch.backends.cudnn, ...)
     are_deterministic_algorithms_enabled,
     get_deterministic_debug_mode,
@@ -207,6 +213,7 @@ _LAZY_SUBMODULES = frozenset(
         "accelerator",
         "autograd",
         "cuda",
+        "fft",
         "func",
         "hub",
         "legacy",

@@ -18,7 +18,7 @@ TENSOR_METHODS = (
 )  # fmt: skip
 __all__ = [
     *TENSOR_METHODS, "std_mean", "var_mean", "broadcast_shapes", "numel", "is_tensor",
-    "is_floating_point", "view_as_real", "return_types",
+    "is_floating_point", "return_types",
 ]  # fmt: skip
 # View and copy ops whose torch.f(x, ...) form is x.f(...): made at the end of this file.
 _METHOD_FUNCTIONS = (
@@ -95,7 +95,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Arithmetic mean over ``dim``; needs a floating-point input (or ``dtype``)."""
     _check_tensor(input, "mean")
     dt = dtype or input.dtype
-    if not dt.is_floating_point:
+    if not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError(
             f"mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {dt}"
@@ -450,10 +450,6 @@ def is_tensor(obj):
 
 def is_floating_point(input):
     return input.is_floating_point()
-
-
-def view_as_real(input):
-    raise NotImplementedError("complex tensors are not supported in this build")
 
 
 def _method_as_function(name):

@@ -59,6 +59,23 @@ class _Formatter:
         return self.raw(v).rjust(self.width)
 
 
+class _ComplexFormatter:
+    """Real and imaginary parts each formatted as PyTorch does for reals: ``1.5000+2.0000j``."""
+
+    def __init__(self, values):
+        vals = list(values)
+        self.re = _Formatter([v.real for v in vals], True)
+        self.im = _Formatter([v.imag for v in vals], True)
+        self.width = max((len(self.raw(v)) for v in vals), default=1)
+
+    def raw(self, v):
+        im = self.im.raw(v.imag)
+        return self.re(v.real) + ("" if im.startswith("-") else "+") + im + "j"
+
+    def __call__(self, v):  # the real part is padded, the imaginary part is not
+        return self.raw(v)
+
+
 def _format(values, fmt, indent, dim):
     if dim == 0:
         return fmt(values)
@@ -73,7 +90,8 @@ def _format(values, fmt, indent, dim):
 
 
 def _default_for_kind(dtype):
-    return dtype in (_C.get_default_dtype(), _C.int64, _C.bool)
+    default_complex = _C.complex128 if _C.get_default_dtype() == _C.float64 else _C.complex64
+    return dtype in (_C.get_default_dtype(), default_complex, _C.int64, _C.bool)
 
 
 def tensor_repr(t):
@@ -88,7 +106,11 @@ def tensor_repr(t):
     else:
         summarize = t.numel() > THRESHOLD
         values = _summarized_values(t, summarize)
-        fmt = _Formatter(_flat(values) if t.dim() else [values], t.dtype.is_floating_point)
+        flat = _flat(values) if t.dim() else [values]
+        if t.dtype.is_complex:
+            fmt = _ComplexFormatter(flat)
+        else:
+            fmt = _Formatter(flat, t.dtype.is_floating_point)
         body = _format(values, fmt, len(prefix), t.dim())
         if not _default_for_kind(t.dtype):
             suffixes.append(f"dtype={t.dtype}")

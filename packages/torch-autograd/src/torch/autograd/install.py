@@ -18,7 +18,8 @@ Tensor = torch.Tensor
 # Core ops with no gradient: integer/bool results, creation, random sampling, queries.
 NOT_DIFFERENTIABLE = frozenset(
     """
-    __and__ __bool__ __dlpack__ __dlpack_device__ __eq__ __float__ __ge__ __gt__ __iand__
+    __and__ __bool__ __complex__ __dlpack__ __dlpack_device__ __eq__ __float__ __ge__ __gt__
+    __iand__
     __index__ __init__ __int__ __invert__ __ior__ __ixor__ __le__ __len__ __lt__ __ne__ __or__
     __rand__ __ror__ __rxor__ __xor__ _bump_version _pybind11_conduit_v1_ _storage_nbytes
     _storage_ptr bitwise_and bitwise_and_ bitwise_not bitwise_not_ bitwise_or bitwise_or_

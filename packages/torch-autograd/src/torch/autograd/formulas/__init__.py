@@ -8,6 +8,7 @@ that it is differentiable again.
 
 from torch.autograd.formulas import (
     blas,
+    complex,
     conv,
     indexing,
     linalg,
@@ -19,7 +20,7 @@ from torch.autograd.formulas import (
     views,
 )
 
-MODULES = [pointwise, reduce, blas, views, indexing, shape, sort, linalg, conv, nn]
+MODULES = [pointwise, reduce, blas, views, indexing, shape, sort, linalg, conv, nn, complex]
 
 
 def all_formulas():
