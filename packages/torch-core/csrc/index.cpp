@@ -480,25 +480,21 @@ Tensor searchsorted(const Tensor& seq_in, const Tensor& values_in, bool right, b
 
 void register_index_kernels() {
   auto cpu = DeviceType::CPU;
+  // data movement: every dtype, complex included
 #define TC_REG(name, T, py)                                                                 \
   register_kernel(Op::take, cpu, ScalarType::name, (void*)&take_kernel<T>);                 \
   register_kernel(Op::index_put, cpu, ScalarType::name, (void*)&put_kernel<T>);             \
   register_kernel(Op::masked_select, cpu, ScalarType::name, (void*)&mask_rows_kernel<T>);   \
   register_kernel(Op::nonzero, cpu, ScalarType::name, (void*)&nonzero_kernel<T>);           \
   register_kernel(Op::index_select, cpu, ScalarType::name, (void*)&index_select_kernel<T>); \
-  register_kernel(Op::gather, cpu, ScalarType::name, (void*)&gather_kernel<T>);             \
-  register_kernel(Op::searchsorted, cpu, ScalarType::name, (void*)&search_kernel<T>);
-  TC_FORALL_DTYPES(TC_REG)
-#undef TC_REG
-#define TC_REG_COMPLEX(name, T, py)                                                         \
-  register_kernel(Op::take, cpu, ScalarType::name, (void*)&take_kernel<T>);                 \
-  register_kernel(Op::index_put, cpu, ScalarType::name, (void*)&put_kernel<T>);             \
-  register_kernel(Op::masked_select, cpu, ScalarType::name, (void*)&mask_rows_kernel<T>);   \
-  register_kernel(Op::nonzero, cpu, ScalarType::name, (void*)&nonzero_kernel<T>);           \
-  register_kernel(Op::index_select, cpu, ScalarType::name, (void*)&index_select_kernel<T>); \
   register_kernel(Op::gather, cpu, ScalarType::name, (void*)&gather_kernel<T>);
-  TC_FORALL_COMPLEX(TC_REG_COMPLEX)
-#undef TC_REG_COMPLEX
+  TC_FORALL_DTYPES_AND_COMPLEX(TC_REG)
+#undef TC_REG
+  // searching needs ordered values
+#define TC_REG_SEARCH(name, T, py) \
+  register_kernel(Op::searchsorted, cpu, ScalarType::name, (void*)&search_kernel<T>);
+  TC_FORALL_DTYPES(TC_REG_SEARCH)
+#undef TC_REG_SEARCH
 }
 
 }  // namespace tc

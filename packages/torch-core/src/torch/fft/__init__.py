@@ -121,8 +121,8 @@ def _check_n(n, op):
         raise RuntimeError(f"{op}: Invalid number of data points ({n}) specified")
 
 
-def _c2c(input, s, dim, norm, forward, op, default_all=True):
-    x = _complex(_float(input, op))
+def _signal(x, s, dim, op, default_all):
+    """x resized to the signal sizes, the dims, and the signal's element count."""
     dims, sizes = _dims_and_sizes(x, s, dim, op, default_all)
     for d, n in zip(dims, sizes):
         if n is not None:
@@ -131,21 +131,19 @@ def _c2c(input, s, dim, norm, forward, op, default_all=True):
     total = math.prod(x.shape[d] for d in dims)
     if total == 0 and dims:
         raise RuntimeError(f"{op}: Invalid number of data points (0) specified")
-    return _C._fft_c2c(x, dims, forward, _scale(norm, max(total, 1), forward, op))
+    return x, dims, max(total, 1)
+
+
+def _c2c(input, s, dim, norm, forward, op, default_all=True):
+    x, dims, total = _signal(_complex(_float(input, op)), s, dim, op, default_all)
+    return _C._fft_c2c(x, dims, forward, _scale(norm, total, forward, op))
 
 
 def _r2c(input, s, dim, norm, forward, op, default_all=True):
     x = _float(input, op)
     if x.dtype.is_complex:
         raise RuntimeError(f"{op} expects a real input tensor, but got {x.dtype}")
-    dims, sizes = _dims_and_sizes(x, s, dim, op, default_all)
-    for d, n in zip(dims, sizes):
-        if n is not None:
-            _check_n(n, op)
-            x = _resize(x, d, n)
-    total = math.prod(x.shape[d] for d in dims)
-    if total == 0:
-        raise RuntimeError(f"{op}: Invalid number of data points (0) specified")
+    x, dims, total = _signal(x, s, dim, op, default_all)
     return _C._fft_r2c(x.contiguous(), dims, forward, _scale(norm, total, forward, op))
 
 
