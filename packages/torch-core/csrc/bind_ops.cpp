@@ -68,6 +68,8 @@ static const NamedOp kBinaryOps[] = {
     {"logical_or", Op::logical_or},
     {"logical_xor", Op::logical_xor},
     {"floor_divide", Op::div_floor},
+    {"bitwise_left_shift", Op::lshift},
+    {"bitwise_right_shift", Op::rshift},
 };
 
 // Python operators: name, op, reflected (other op self)
@@ -93,6 +95,10 @@ static const OperatorDef kOperators[] = {
     {"__ror__", Op::bitwise_or, true},
     {"__xor__", Op::bitwise_xor, false},
     {"__rxor__", Op::bitwise_xor, true},
+    {"__lshift__", Op::lshift, false},
+    {"__rlshift__", Op::lshift, true},
+    {"__rshift__", Op::rshift, false},
+    {"__rrshift__", Op::rshift, true},
     {"__eq__", Op::eq, false},
     {"__ne__", Op::ne, false},
     {"__lt__", Op::lt, false},
@@ -109,6 +115,8 @@ static const OperatorDef kInplaceOperators[] = {
     {"__iand__", Op::bitwise_and, false},
     {"__ior__", Op::bitwise_or, false},
     {"__ixor__", Op::bitwise_xor, false},
+    {"__ilshift__", Op::lshift, false},
+    {"__irshift__", Op::rshift, false},
 };
 
 static bool is_operand(py::handle h) { return py::isinstance<Tensor>(h) || is_number(h); }

@@ -33,6 +33,7 @@ namespace tc {
   X(fmod, binary) X(remainder, binary) X(maximum, binary) X(minimum, binary)               \
   X(relu_grad, binary)                                                                     \
   X(bitwise_and, binary) X(bitwise_or, binary) X(bitwise_xor, binary)                      \
+  X(lshift, binary) X(rshift, binary)                                                      \
   X(eq, compare) X(ne, compare) X(lt, compare) X(le, compare) X(gt, compare)               \
   X(ge, compare) X(logical_and, compare) X(logical_or, compare) X(logical_xor, compare)    \
   /* ternary */                                                                            \

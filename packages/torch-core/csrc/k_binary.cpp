@@ -133,6 +133,24 @@ TC_FN2(BitAndF, x& y)
 TC_FN2(BitOrF, x | y)
 TC_FN2(BitXorF, x ^ y)
 
+// Shifts by a negative amount or by the width or more: 0 to the left; to the right, what
+// shifting all bits out leaves (the sign for signed types), as PyTorch defines them.
+template <class A>
+A lshift_impl(A x, A y) {
+  using U = std::make_unsigned_t<A>;
+  if (y < 0 || uint64_t(y) >= sizeof(A) * 8) return 0;
+  return A(U(x) << y);
+}
+template <class A>
+A rshift_impl(A x, A y) {
+  constexpr int bits = sizeof(A) * 8;
+  if (y < 0 || uint64_t(y) >= bits) y = bits - 1 + !std::is_signed_v<A>;
+  if (std::is_unsigned_v<A> && y >= A(bits)) return 0;
+  return A(x >> y);  // arithmetic for signed types (C++20, and every compiler we build with)
+}
+TC_FN2(LshiftF, lshift_impl(x, y))
+TC_FN2(RshiftF, rshift_impl(x, y))
+
 TC_PRED2(EqF, x == y)
 TC_PRED2(NeF, x != y)
 TC_PRED2(LtF, x < y)
@@ -160,6 +178,8 @@ void register_binary_kernels() {
   reg<binary_kernel, BitAndF, bool, TC_INTS>(Op::bitwise_and);
   reg<binary_kernel, BitOrF, bool, TC_INTS>(Op::bitwise_or);
   reg<binary_kernel, BitXorF, bool, TC_INTS>(Op::bitwise_xor);
+  reg<binary_kernel, LshiftF, TC_INTS>(Op::lshift);
+  reg<binary_kernel, RshiftF, TC_INTS>(Op::rshift);
   reg<compare_kernel, EqF, TC_ALL>(Op::eq);
   reg<compare_kernel, NeF, TC_ALL>(Op::ne);
   reg<compare_kernel, LtF, TC_ALL>(Op::lt);

@@ -28,7 +28,8 @@ NOT_DIFFERENTIABLE = frozenset(
     isinf isnan item le le_ less less_ less_equal less_equal_ logical_and logical_and_
     logical_not logical_not_ logical_or logical_or_ logical_xor logical_xor_ lt lt_ ndimension
     ne ne_ nelement not_equal not_equal_ numel numpy resize_ size storage_offset stride tolist
-    untyped_storage __rmatmul__
+    untyped_storage __rmatmul__ bitwise_left_shift bitwise_left_shift_ bitwise_right_shift
+    bitwise_right_shift_ __lshift__ __rlshift__ __rshift__ __rrshift__ __ilshift__ __irshift__
     _all _any _arange _bernoulli_ _dtype_legacy_name _eye _full _index_offsets _linspace
     _mark_requires_grad _nonzero _normal_ _random_ _randperm _searchsorted _set_autograd_missing
     _set_data _set_grad_enabled _set_grad_recorder _set_size_class _set_storage _storage_view
