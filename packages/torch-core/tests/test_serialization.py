@@ -21,7 +21,7 @@ import torch
 
 HERE = pathlib.Path(__file__).parent / "checkpoints"
 DTYPES = ["float32", "float64", "float16", "bfloat16", "uint8", "int8", "int16", "int32", "int64",
-          "bool"]  # fmt: skip
+          "bool", "complex64", "complex128"]  # fmt: skip
 
 
 def expected(dtype, shape):
@@ -31,6 +31,8 @@ def expected(dtype, shape):
         return x % 3 == 0
     if dtype in ("uint8", "int8"):
         return (x % 100).astype(dtype)
+    if dtype.startswith("complex"):
+        return (x * 0.5 - 3 + 1j * (x * 0.25)).astype(dtype)
     if dtype.startswith("float") or dtype == "bfloat16":
         return x * 0.5 - 3
     return (x * 7 - 11).astype(dtype)
@@ -56,7 +58,7 @@ def roundtrip(obj, **load_args):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_every_dtype_round_trips_bit_exactly(dtype):
     t = torch.tensor(expected(dtype, (3, 4)).tolist(), dtype=getattr(torch, dtype))
-    if t.dtype.is_floating_point:
+    if t.dtype.is_floating_point or t.dtype.is_complex:
         t = t / 3  # values that use every mantissa bit
     r = roundtrip(t)
     assert r.dtype == t.dtype and r.shape == t.shape and bits(r) == bits(t)

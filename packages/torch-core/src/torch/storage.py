@@ -83,6 +83,8 @@ LEGACY_CLASSES = {
         _legacy_class("IntStorage", _C.int32),
         _legacy_class("LongStorage", _C.int64),
         _legacy_class("BoolStorage", _C.bool),
+        _legacy_class("ComplexFloatStorage", _C.complex64),
+        _legacy_class("ComplexDoubleStorage", _C.complex128),
     )
 }
 for _cls in LEGACY_CLASSES.values():

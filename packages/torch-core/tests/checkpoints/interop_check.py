@@ -11,7 +11,7 @@ import sys
 import torch
 
 DTYPES = ["float32", "float64", "float16", "bfloat16", "uint8", "int8", "int16", "int32", "int64",
-          "bool"]  # fmt: skip
+          "bool", "complex64", "complex128"]  # fmt: skip
 
 
 def values(dtype, shape):
@@ -24,6 +24,8 @@ def values(dtype, shape):
         return x.remainder(3).eq(0)
     if dtype in ("uint8", "int8"):
         return x.remainder(100).to(getattr(torch, dtype))
+    if dtype in ("complex64", "complex128"):
+        return torch.complex(x * 0.5 - 3, x * 0.25).to(getattr(torch, dtype))
     if dtype in ("float32", "float64", "float16", "bfloat16"):
         return (x * 0.5 - 3).to(getattr(torch, dtype))
     return (x * 7 - 11).to(getattr(torch, dtype))
