@@ -233,12 +233,10 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
                      "you can only change requires_grad flags of leaf variables. If you want to "
                      "use a computed variable in a subgraph that doesn't require differentiation "
                      "use var_no_grad = var.detach().");
-            TC_CHECK(!v || is_floating(t.dtype()), Runtime,
-                     "only Tensors of floating point dtype "
-                     "can require gradients (got ",
-                     dtype_name(t.dtype()), ")",
-                     is_complex(t.dtype()) ? "; autograd for complex tensors is not implemented yet"
-                                           : "");
+            TC_CHECK(!v || is_floating(t.dtype()) || is_complex(t.dtype()), Runtime,
+                     "only Tensors of floating point and complex dtype can require gradients "
+                     "(got ",
+                     dtype_name(t.dtype()), ")");
             t.impl()->requires_grad = v;
           });
 

@@ -80,6 +80,11 @@ def _roots(outputs, grads, create_graph, what):
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
         if g is None:
+            if out.dtype.is_complex:
+                raise RuntimeError(
+                    "grad can be implicitly created only for real scalar outputs (the output is "
+                    f"{out.dtype}); pass gradient= or take a real part or abs() first"
+                )
             if out.numel() != 1:
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs (the output has "

@@ -208,6 +208,10 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
                     ready.append(child)
     finally:
         _set_grad_enabled(prev)
+    for slot, t in enumerate(inputs):  # a real tensor's gradient is real (the real part)
+        g = results[slot]
+        if g is not None and g.dtype.is_complex and not t.dtype.is_complex:
+            results[slot] = g.real
     return results
 
 

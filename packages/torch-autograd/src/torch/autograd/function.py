@@ -150,7 +150,8 @@ def _record(ctx, args, out):
             continue
         if any(t is a for a in args) and not any(t is d for d in dirty):
             t = t._alias()  # an input returned as is: a new tensor, so its history is ours
-        if any(t is n for n in ctx._non_differentiable) or not t.is_floating_point():
+        differentiable = t.is_floating_point() or t.dtype.is_complex
+        if any(t is n for n in ctx._non_differentiable) or not differentiable:
             meta.append(None)
         else:
             t.grad_fn = ctx

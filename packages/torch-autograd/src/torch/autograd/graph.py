@@ -382,16 +382,21 @@ def _link(node, inputs):
     node._edges = edges
 
 
+def _differentiable(t):
+    """Floating and complex tensors carry gradients; integer and bool ones do not."""
+    return t.is_floating_point() or t.dtype.is_complex
+
+
 def _attach(node, out):
     """Hang node on the op's float outputs; returns out."""
     if isinstance(out, Tensor):
-        if node.float_output or out.is_floating_point():
+        if node.float_output or _differentiable(out):
             out.grad_fn = node
             _mark_requires_grad(out)
         return out
     meta = []
     for nr, t in enumerate(out):  # multi-output: tuples / named tuples of tensors
-        if isinstance(t, Tensor) and t.is_floating_point():
+        if isinstance(t, Tensor) and _differentiable(t):
             t.grad_fn = node
             t.output_nr = nr
             _mark_requires_grad(t)
@@ -468,7 +473,7 @@ def _finish(cls, out, args, kwargs):
     node._where = _user_frame() if not anomaly["enabled"] else _forward_stack()
     if out.__class__ is Tensor:  # first, so that save() sees which tensors are its outputs
         out.grad_fn = node
-        if not cls.float_output and not out.is_floating_point():
+        if not cls.float_output and not _differentiable(out):
             del out.grad_fn
         else:
             _mark_requires_grad(out)
@@ -514,7 +519,7 @@ def _record_inplace(gate, spec, target, args, kwargs):
     node = cls()
     node._where = _forward_stack() if anomaly["enabled"] else _user_frame()
     save_args = [old if a is target else a for a in args] if old is not target else args
-    floating = target.is_floating_point()
+    floating = _differentiable(target)
     if floating:  # before save(), so that a saved result is known as the node's output
         target.grad_fn = node
         target.output_nr = 0

@@ -8,8 +8,8 @@ is zero-padded or trimmed to it), ``dim`` and ``norm``:
 - ``"forward"``: the forward transform scaled by 1/n, the inverse unscaled.
 
 Real input to a complex transform is promoted to complex; integer input to the default
-float dtype first. Results are new tensors; autograd does not record these transforms
-(complex autograd is not implemented yet).
+float dtype first. Results are new tensors; autograd records every transform (the gradient
+of a transform is its adjoint: torch-autograd's formulas/complex.py).
 """
 
 import builtins

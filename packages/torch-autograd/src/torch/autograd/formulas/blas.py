@@ -3,6 +3,11 @@
 from torch.autograd.graph import Formula, sum_to
 
 
+def _conj(*ts):
+    """The saved operands conjugated where complex (g @ conj(b)^T is the complex gradient)."""
+    return tuple(t.conj() if t is not None and t.dtype.is_complex else t for t in ts)
+
+
 class MmBackward0(Formula):
     names = ("mm",)
 
@@ -11,7 +16,7 @@ class MmBackward0(Formula):
         return a, b
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = _conj(*self.saved_tensors)
         return (
             g.mm(b.t()) if self.needs_input_grad[0] else None,
             a.t().mm(g) if self.needs_input_grad[1] else None,
@@ -30,7 +35,7 @@ class BmmBackward0(Formula):
         return a, b
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = _conj(*self.saved_tensors)
         return (
             g.bmm(b.transpose(1, 2)) if self.needs_input_grad[0] else None,
             a.transpose(1, 2).bmm(g) if self.needs_input_grad[1] else None,
@@ -45,7 +50,7 @@ class MvBackward0(Formula):
         return a, v
 
     def backward(self, g):
-        a, v = self.saved_tensors
+        a, v = _conj(*self.saved_tensors)
         return (
             g.unsqueeze(1) * v.unsqueeze(0) if self.needs_input_grad[0] else None,
             a.t().mv(g) if self.needs_input_grad[1] else None,
@@ -60,7 +65,7 @@ class DotBackward0(Formula):
         return a, b
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = _conj(*self.saved_tensors)
         return g * b, g * a
 
 
@@ -75,7 +80,7 @@ class MatmulBackward0(Formula):
         return a, b
 
     def backward(self, g):
-        a, b = self.saved_tensors
+        a, b = _conj(*self.saved_tensors)
         sa, sb = self.shapes
         if len(sa) == 2 and len(sb) == 2:  # plain matrix product
             ga = g.mm(b.t()) if self.needs_input_grad[0] else None
@@ -111,7 +116,7 @@ class AddmmBackward0(Formula):
         return x, m1, m2
 
     def backward(self, g):
-        m1, m2 = self.saved_tensors
+        m1, m2 = _conj(*self.saved_tensors)
         need_x, need_1, need_2 = self.needs_input_grad
         gx = sum_to(g * self.beta if self.beta != 1 else g, self.shape) if need_x else None
         ga = g * self.alpha if self.alpha != 1 else g

@@ -35,6 +35,8 @@ def _unary(cls_name, names, deriv, uses):
     def backward(self, g):
         if uses in ("x", "y"):
             (v,) = self.saved_tensors
+            if v.dtype.is_complex:  # holomorphic f: g * conj(f'(z)) (see formulas/complex.py)
+                return (deriv(g.conj(), v).conj(),)
             return (deriv(g, v),)
         return (deriv(g, self.shape if uses == "shape" else None),)
 
@@ -92,9 +94,25 @@ ErfinvBackward0 = _unary(
     "ErfinvBackward0", ("erfinv",), lambda g, y: g * _SQRTPI_2 * (y * y).exp(), "y"
 )
 ReciprocalBackward0 = _unary("ReciprocalBackward0", ("reciprocal",), lambda g, y: -g * y * y, "y")
-AbsBackward0 = _unary(
-    "AbsBackward0", ("abs", "absolute", "__abs__"), lambda g, x: g * x.sign(), "x"
-)
+
+
+class AbsBackward0(Formula):
+    """|x|: g * sign(x); for complex z, g * z / |z| (0 at 0)."""
+
+    names = ("abs", "absolute", "__abs__")
+    inplace_names = ("abs_", "absolute_")
+
+    def save(self, out, x):
+        self.save_for_backward(x)
+        return (x,)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        if x.dtype.is_complex:
+            return (g.to(x.dtype) * torch.sgn(x),)
+        return (g * x.sign(),)
+
+
 ReluBackward0 = _unary("ReluBackward0", ("relu",), lambda g, y: _C._relu_grad(g, y), "y")
 
 
@@ -211,10 +229,17 @@ class MulBackward0(Formula):
         sa, sb = self.shapes
         ga = gb = None
         if self.needs_input_grad[0]:
-            ga = _unbroadcast(g * (nb if b is None else b), sa)
+            ga = _unbroadcast(g * _conj(nb if b is None else b), sa)
         if self.needs_input_grad[1]:
-            gb = _unbroadcast(g * (na if a is None else a), sb)
+            gb = _unbroadcast(g * _conj(na if a is None else a), sb)
         return ga, gb
+
+
+def _conj(v):
+    """conj(v) for complex tensors and numbers; v itself otherwise (no copy)."""
+    if isinstance(v, Tensor):
+        return v.conj() if v.dtype.is_complex else v
+    return v.conjugate() if isinstance(v, complex) else v
 
 
 def _requires(x):
@@ -244,9 +269,9 @@ class DivBackward0(Formula):
         a, b = _value(a, self.numbers[0]), _value(b, self.numbers[1])
         ga = gb = None
         if self.needs_input_grad[0]:
-            ga = _unbroadcast(g / b, sa)
+            ga = _unbroadcast(g / _conj(b), sa)
         if self.needs_input_grad[1]:
-            gb = _unbroadcast(-g * a / (b * b), sb)
+            gb = _unbroadcast(-g * _conj(a / (b * b)), sb)
         return ga, gb
 
 
@@ -261,7 +286,7 @@ class RdivBackward0(Formula):
     def backward(self, g):
         a, out = self.saved_tensors
         sa, sb = self.shapes
-        return _unbroadcast(-g * out / a, sa), _unbroadcast(g / a, sb)
+        return _unbroadcast(-g * _conj(out / a), sa), _unbroadcast(g / _conj(a), sb)
 
 
 class FloorDivideBackward0(Formula):
