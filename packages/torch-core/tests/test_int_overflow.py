@@ -5,6 +5,7 @@ check the wrapped values against numpy, which wraps the same way."""
 
 import numpy as np
 import pytest
+
 import torch
 
 EXTREMES = {

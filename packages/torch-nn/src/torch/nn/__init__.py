@@ -12,5 +12,10 @@ from torch.nn import functional, init, parameter, utils  # noqa: E402,F401
 from torch.nn.modules import *  # noqa: E402,F403
 from torch.nn.modules.linear import NonDynamicallyQuantizableLinear  # noqa: E402,F401
 from torch.nn.modules.module import Module  # noqa: E402,F401
-from torch.nn.parameter import Buffer, Parameter  # noqa: E402,F401
+from torch.nn.parameter import (  # noqa: E402,F401
+    Buffer,
+    Parameter,
+    UninitializedBuffer,
+    UninitializedParameter,
+)
 from torch.nn.utils.rnn import PackedSequence  # noqa: E402,F401
