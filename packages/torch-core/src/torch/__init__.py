@@ -233,6 +233,8 @@ _LAZY_SUBMODULES = frozenset(
 def __getattr__(name):
     if name in _LAZY_SUBMODULES:
         return _packages.import_submodule(__name__, name)
+    if name == "vmap":  # torch.vmap is torch.func.vmap (torch-autograd)
+        return _packages.import_submodule(__name__, "func").vmap
     raise AttributeError(f"module 'torch' has no attribute '{name}'")
 
 

@@ -2,6 +2,7 @@
 
 import builtins
 import math
+import operator
 
 from torch import _C
 
@@ -38,13 +39,51 @@ __all__ = [
     "set_rng_state",
     "scalar_tensor",
     "empty_strided",
+    "set_default_device",
+    "get_default_device",
 ]
 
 Tensor = _C.Tensor
 
+# The device factories use when they are given none (torch.set_default_device); None: cpu.
+_default_device = None
+
+
+def set_default_device(device):
+    """Make ``device`` the one that factory functions (``torch.zeros``, ``torch.tensor``,
+    ``torch.randn``, ...) create tensors on when they are not given a ``device``; ``None``
+    restores the CPU. This build has only the CPU backend: a ``cuda`` device is accepted (as
+    in PyTorch on a machine without CUDA), and then the factories raise when they run."""
+    global _default_device
+    if device is None:
+        _default_device = None
+        return
+    if isinstance(device, builtins.int):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    _default_device = _C.device(device)
+
+
+def get_default_device():
+    """The device set by :func:`set_default_device`; ``torch.device('cpu')`` by default. A
+    ``cuda`` device without an index raises here, as there is no current CUDA device to
+    complete it with."""
+    device = _default_device
+    if device is None:
+        return _C.device("cpu")
+    if device.type != "cpu" and device.index is None:
+        from torch.cuda import _unavailable
+
+        raise _unavailable(f"report the current {device.type} device")
+    return device
+
+
+def _device(device):
+    """A factory's ``device`` argument, the default device when it is None."""
+    return _default_device if device is None else device
+
 
 def _finish(t, requires_grad=False, device=None):
-    if device is not None and _C.device(device) != t.device:
+    if device is not None and _C.device(device).type != t.device.type:  # cpu:0 is the cpu
         _check_backend(device)
         t = t.to(device)
     if requires_grad:
@@ -74,6 +113,22 @@ def _size(size, op):
     return size
 
 
+def _shape(size, size_kw, op):
+    """The shape of ``f(*size)`` or ``f(size=...)`` (``size`` as a keyword must be a sequence
+    of ints; positionally ``f(2, 3)`` and ``f((2, 3))`` alike)."""
+    if size_kw is None:
+        if not size:
+            raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
+        return _size(size, op)
+    if size:
+        raise TypeError(f"{op}() got multiple values for argument 'size'")
+    if isinstance(size_kw, Tensor) or not isinstance(size_kw, (tuple, list)):
+        raise TypeError(
+            f"{op}(): argument 'size' must be tuple of ints, not {type(size_kw).__name__}"
+        )
+    return size_kw
+
+
 def _is_ndarray(x):
     return type(x).__module__ == "numpy" and type(x).__name__ == "ndarray"
 
@@ -100,12 +155,14 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             t = t._to_dtype(dtype, False)
     else:
         t = _C._tensor_from_data(data, dtype)
-    return _finish(t, requires_grad, device)
+    return _finish(t, requires_grad, _device(device))
 
 
 def as_tensor(data, dtype=None, device=None):
     """Like :func:`tensor`, but shares memory with ``data`` when it is already a tensor or a
     NumPy array of the requested dtype."""
+    if device is None and _default_device is not None and not isinstance(data, Tensor):
+        device = _default_device
     if isinstance(data, Tensor):
         return _finish(data if dtype is None else data._to_dtype(dtype, False), False, device)
     if _is_ndarray(data):
@@ -121,11 +178,12 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
-    return _finish(_C._full((), s, dtype or _C.get_default_dtype()), requires_grad, device)
+    t = _C._full((), s, dtype or _C.get_default_dtype())
+    return _finish(t, requires_grad, _device(device))
 
 
-def _filled(size, value, dtype, device, requires_grad, op, out=None):
-    size = _size(size, op)
+def _filled(size, value, dtype, device, requires_grad, op, out=None, shape=None):
+    size = _size(size, op) if shape is None else shape
     if out is not None:
         return out.resize_(size).fill_(value)
     t = _C._full(size, value, dtype or _C.get_default_dtype(), op)
@@ -133,7 +191,8 @@ def _filled(size, value, dtype, device, requires_grad, op, out=None):
 
 
 def empty(
-    *size,
+    *args,
+    size=None,
     out=None,
     dtype=None,
     layout=None,
@@ -142,21 +201,25 @@ def empty(
     pin_memory=False,
     memory_format=None,
 ):
-    """An uninitialised tensor of the given shape."""
+    """An uninitialised tensor of the given shape: ``empty(2, 3)``, ``empty((2, 3))`` or
+    ``empty(size=(2, 3))``."""
+    shape = _shape(args, size, "empty")
     if out is not None:
-        return out.resize_(_size(size, "empty"))
-    t = _empty(_size(size, "empty"), dtype or _C.get_default_dtype(), device)
+        return out.resize_(shape)
+    t = _empty(shape, dtype or _C.get_default_dtype(), _device(device))
     return _finish(t, requires_grad)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of the given shape filled with zeros."""
-    return _filled(size, 0, dtype, device, requires_grad, "zeros", out)
+    shape = _shape(args, size, "zeros")
+    return _filled(None, 0, dtype, _device(device), requires_grad, "zeros", out, shape)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of the given shape filled with ones."""
-    return _filled(size, 1, dtype, device, requires_grad, "ones", out)
+    shape = _shape(args, size, "ones")
+    return _filled(None, 1, dtype, _device(device), requires_grad, "ones", out, shape)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -165,12 +228,12 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     if out is not None:
         return out.resize_(_size((size,), "full")).fill_(fill_value)
     t = _C._full(_size((size,), "full"), fill_value, dtype)
-    return _finish(t, requires_grad, device)
+    return _finish(t, requires_grad, _device(device))
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
     n = 1 + builtins.sum((s - 1) * st for s, st in zip(size, stride)) if 0 not in size else 0
-    base = _empty((n,), dtype or _C.get_default_dtype(), device)
+    base = _empty((n,), dtype or _C.get_default_dtype(), _device(device))
     return _finish(base.as_strided(size, stride, 0), requires_grad)
 
 
@@ -242,7 +305,7 @@ def arange(
     t = _C._arange(builtins.float(vals[0]), builtins.float(vals[1]), builtins.float(vals[2]), dtype)
     if out is not None:
         return out.resize_(t.shape).copy_(t)
-    return _finish(t, requires_grad, device)
+    return _finish(t, requires_grad, _device(device))
 
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
@@ -265,7 +328,7 @@ def linspace(
     )
     if out is not None:
         return out.resize_(t.shape).copy_(t)
-    return _finish(t, requires_grad, device)
+    return _finish(t, requires_grad, _device(device))
 
 
 def logspace(
@@ -285,7 +348,7 @@ def logspace(
     t = _C.pow(builtins.float(base), exps)._to_dtype(dtype or _C.get_default_dtype(), False)
     if out is not None:
         return out.resize_(t.shape).copy_(t)
-    return _finish(t, requires_grad, device)
+    return _finish(t, requires_grad, _device(device))
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -293,40 +356,20 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     t = _C._eye(n, n if m is None else m, dtype or _C.get_default_dtype())
     if out is not None:
         return out.resize_(t.shape).copy_(t)
-    return _finish(t, requires_grad, device)
+    return _finish(t, requires_grad, _device(device))
 
 
 # ---------------------------------------------------------------- random
-def _random_tensor(size, dtype, device, op):
+def _random_tensor(size, dtype, device, op, shape=None):
     dtype = dtype or _C.get_default_dtype()
     if not dtype.is_floating_point:
         raise TypeError(f"{op}(): expected a floating-point dtype, got {dtype}")
-    return _empty(_size(size, op), dtype, device)
+    return _empty(_size(size, op) if shape is None else shape, dtype, _device(device))
 
 
 def rand(
-    *size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False
-):
-    """Uniform samples from [0, 1)."""
-    t = _random_tensor(size, dtype, device, "rand") if out is None else out
-    _C._uniform_(t, 0.0, 1.0, generator)
-    return _finish(t, requires_grad)
-
-
-def randn(
-    *size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False
-):
-    """Samples from the standard normal distribution."""
-    t = _random_tensor(size, dtype, device, "randn") if out is None else out
-    _C._normal_(t, 0.0, 1.0, generator)
-    return _finish(t, requires_grad)
-
-
-def randint(
-    low=0,
-    high=None,
+    *args,
     size=None,
-    *,
     generator=None,
     out=None,
     dtype=None,
@@ -334,14 +377,90 @@ def randint(
     device=None,
     requires_grad=False,
 ):
-    """Integers drawn uniformly from [low, high); ``randint(high, size)`` also works."""
-    if size is None:
-        if high is None or not isinstance(high, (tuple, list)):
-            raise TypeError("randint(): missing the required argument 'size'")
-        low, high, size = 0, low, high
-    elif high is None:
-        raise TypeError("randint(): missing the required argument 'high'")
-    t = _empty(_size((size,), "randint"), dtype or _C.int64, device) if out is None else out
+    """Uniform samples from [0, 1)."""
+    shape = _shape(args, size, "rand")
+    t = _random_tensor(None, dtype, device, "rand", shape) if out is None else out.resize_(shape)
+    _C._uniform_(t, 0.0, 1.0, generator)
+    return _finish(t, requires_grad)
+
+
+def randn(
+    *args,
+    size=None,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+):
+    """Samples from the standard normal distribution."""
+    shape = _shape(args, size, "randn")
+    t = _random_tensor(None, dtype, device, "randn", shape) if out is None else out.resize_(shape)
+    _C._normal_(t, 0.0, 1.0, generator)
+    return _finish(t, requires_grad)
+
+
+# randint's two forms, as PyTorch parses them: the first whose names bind every argument.
+_RANDINT_FORMS = (("high", "size"), ("low", "high", "size"))
+
+
+def _randint_args(args, named):
+    """(low, high, size) from randint's positional arguments and its low=/high=/size=."""
+    given = {k: v for k, v in named.items() if v is not None}
+    for names in _RANDINT_FORMS:
+        if len(args) > len(names):
+            continue
+        bound = dict(zip(names, args))
+        if any(k in bound for k in given):
+            continue
+        bound.update(given)
+        if set(bound) == set(names):
+            break
+    else:
+        got = ", ".join(
+            [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in given.items()]
+        )
+        raise TypeError(
+            f"randint() received an invalid combination of arguments - got ({got}), but "
+            "expected one of: (int high, tuple of ints size, ...), "
+            "(int low, int high, tuple of ints size, ...)"
+        )
+    for name in ("low", "high"):
+        if name in bound:
+            try:
+                bound[name] = operator.index(bound[name])
+            except TypeError:
+                raise TypeError(
+                    f"randint(): argument '{name}' must be int, not {type(bound[name]).__name__}"
+                ) from None
+    size = bound["size"]
+    if isinstance(size, Tensor) or not isinstance(size, (tuple, list)):
+        raise TypeError(
+            f"randint(): argument 'size' must be tuple of ints, not {type(size).__name__}"
+        )
+    return bound.get("low", 0), bound["high"], size
+
+
+def randint(
+    *args,
+    low=None,
+    high=None,
+    size=None,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+):
+    """Integers drawn uniformly from [low, high): ``randint(high, size)`` or
+    ``randint(low, high, size)``, each argument positional or by name."""
+    low, high, size = _randint_args(args, {"low": low, "high": high, "size": size})
+    if out is None:
+        t = _empty(_size((size,), "randint"), dtype or _C.int64, _device(device))
+    else:
+        t = out.resize_(size)
     _C._random_(t, low, high, generator)
     return _finish(t, requires_grad)
 
@@ -350,7 +469,8 @@ def randperm(
     n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False
 ):
     """A random permutation of 0..n-1."""
-    return _finish(_C._randperm(n, dtype or _C.int64, generator), requires_grad, device)
+    t = _C._randperm(n, dtype or _C.int64, generator)
+    return _finish(t, requires_grad, _device(device))
 
 
 def rand_like(

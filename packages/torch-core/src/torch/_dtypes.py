@@ -18,7 +18,49 @@ __all__ = [
     "LongTensor",
     "BoolTensor",
     "is_floating_point_dtype",
+    "layout",
+    "strided",
+    "sparse_coo",
+    "sparse_csr",
+    "sparse_csc",
+    "sparse_bsr",
+    "sparse_bsc",
+    "jagged",
+    "_mkldnn",
 ]
+
+
+class layout:  # noqa: N801  (PyTorch's name)
+    """How a tensor's elements are laid out in memory. Every tensor here is ``torch.strided``
+    (dense, with strides); the sparse layouts exist as names only."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+    def __reduce__(self):  # pickled by name: torch.strided loads as torch.strided itself
+        return self._name
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+layout.__module__ = "torch"
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
+jagged = layout("jagged")
+_mkldnn = layout("_mkldnn")
 
 # dtype -> (bits, eps, max, tiny (smallest normal), resolution)
 _FLOAT_INFO = {

@@ -40,6 +40,17 @@ _METHOD_FUNCTIONS = (
     "detach",
 )
 __all__ += _METHOD_FUNCTIONS
+# The in-place torch.f_(input, ...) functions PyTorch exposes whose Tensor method f_ exists
+# here (torch.sin_(x) is x.sin_()): made at the end of this file too.
+_INPLACE_FUNCTIONS = (
+    "abs_", "acos_", "addmv_", "arccos_", "arcsin_", "arctan_", "as_strided_", "asin_", "atan_",
+    "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_", "detach_", "erf_",
+    "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "index_put_", "log10_",
+    "log1p_", "log2_", "log_", "nan_to_num_", "neg_", "negative_", "reciprocal_", "relu_",
+    "resize_as_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "tan_", "tanh_",
+    "trunc_", "zero_",
+)  # fmt: skip
+__all__ += _INPLACE_FUNCTIONS
 
 
 # Named results of reductions that return values and indices: `torch.max(x, 0).indices`.
@@ -463,5 +474,18 @@ def _method_as_function(name):
     return fn
 
 
-for _name in _METHOD_FUNCTIONS:
+for _name in _METHOD_FUNCTIONS + _INPLACE_FUNCTIONS:
     globals()[_name] = _method_as_function(_name)
+
+
+# The two whose PyTorch argument names the Tensor methods here do not take by keyword.
+def fill_(input, value):
+    """``torch.fill_(input, value)`` is ``input.fill_(value)``."""
+    _check_tensor(input, "fill_")
+    return Tensor.fill_(input, value)
+
+
+def resize_as_(input, the_template, *, memory_format=None):
+    """``torch.resize_as_(input, the_template)`` is ``input.resize_as_(the_template)``."""
+    _check_tensor(input, "resize_as_")
+    return input.resize_as_(the_template)

@@ -72,6 +72,8 @@ def _convert(item):
         return int(item.item())
     if isinstance(item, (Tensor, list, tuple)):
         return _index_tensor(item)
+    if isinstance(item, range):  # a sequence of ints, as the list of its values
+        return _index_tensor(list(item))
     try:
         return operator.index(item)
     except TypeError:

@@ -6,7 +6,7 @@ argument forms or compose primitives, where a microsecond of Python does not mat
 
 import builtins
 
-from torch import _C
+from torch import _C, _dtypes
 from torch import _functional as F
 from torch._dtypes import iinfo, legacy_type_name, parse_type
 from torch._tensor_str import tensor_repr
@@ -14,9 +14,48 @@ from torch._tensor_str import tensor_repr
 Tensor = _C.Tensor
 
 # Autograd state defaults; torch-autograd fills them in.
-Tensor.grad = None
 Tensor.grad_fn = None
 Tensor.is_leaf = property(lambda self: self.grad_fn is None, doc="True for tensors no op created.")
+
+
+def _get_grad(self):
+    return self.__dict__.get("grad")
+
+
+def _set_grad(self, value):
+    """``x.grad = g``: g must be None or a tensor of x's shape and dtype, as in PyTorch."""
+    if value is not None:
+        if not isinstance(value, Tensor):
+            cls = builtins.type(value)
+            name = (
+                cls.__qualname__
+                if cls.__module__ == "builtins"
+                else f"{cls.__module__}.{cls.__qualname__}"
+            )
+            raise TypeError(
+                f"assigned grad expected to be a Tensor or None but got grad of type {name}"
+            )
+        if value.dtype != self.dtype:
+            raise RuntimeError(
+                f"attempting to assign a gradient with dtype '{value.dtype}' to a tensor with "
+                f"dtype '{self.dtype}'. The gradient must match the tensor's dtype"
+            )
+        if value.shape != self.shape:
+            raise RuntimeError(
+                f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
+                f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
+                f"the same size"
+            )
+    self.__dict__["grad"] = value
+
+
+def _del_grad(self):
+    self.__dict__.pop("grad", None)
+
+
+Tensor.grad = property(
+    _get_grad, _set_grad, _del_grad, doc="The gradient accumulated by backward(), or None."
+)
 Tensor.__array_priority__ = 1000  # numpy defers `array + tensor` to Tensor.__radd__
 Tensor.__module__ = "torch"
 
@@ -35,6 +74,14 @@ def _mT(self):
 
 
 Tensor.mT = property(_mT)
+
+# Every tensor is a dense CPU tensor: the other layouts and backends are never it.
+Tensor.layout = property(lambda self: _dtypes.strided, doc="torch.strided: dense, with strides.")
+for _name in (
+    "is_xpu", "is_mps", "is_sparse", "is_sparse_csr", "is_meta", "is_quantized", "is_mkldnn",
+    "is_nested", "is_vulkan", "is_xla", "is_ipu", "is_maia", "is_mtia",
+):  # fmt: skip
+    setattr(Tensor, _name, property(lambda self: False, doc="False: no tensor here is one."))
 
 
 def _method(fn):
@@ -229,7 +276,7 @@ def to(self, *args, **kwargs):
     nothing changes (unless ``copy=True``)."""
     dtype, device = _parse_to(args, kwargs)
     copy = kwargs.get("copy", False)
-    if device is not None and _C.device(device) != self.device:
+    if device is not None and _C.device(device).type != self.device.type:  # cpu:0 is the cpu
         from torch.cuda import _unavailable
 
         raise _unavailable(f"move a tensor to {_C.device(device)}")
@@ -364,6 +411,7 @@ def detach_(self):
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from torch._creation import tensor
 
+    device = self.device if device is None else device  # not the default device
     return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
@@ -392,6 +440,7 @@ def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     from torch._creation import full
 
+    device = self.device if device is None else device  # not the default device
     return full(size, fill_value, dtype=dtype or self.dtype, device=device)
 
 
@@ -455,6 +504,57 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
             stride.insert(0, step)
             step *= builtins.max(n, 1)
     return _C._set_storage(self, source, storage_offset, tuple(size), tuple(stride))
+
+
+# ---------------------------------------------------------------- in-place view ops
+def _restride_(self, name, *args):
+    """``self.name_(*args)``: self itself becomes ``self.name(*args)`` (the same storage seen
+    with the view's sizes, strides and offset). While recording, it takes the view op's
+    history: in-place, like any other in-place op, so a leaf that requires grad refuses."""
+    from torch._grad_mode import is_grad_enabled
+
+    recording = self.requires_grad and is_grad_enabled()
+    if recording and self.grad_fn is None:
+        raise RuntimeError(
+            f"a leaf Variable that requires grad is being used in an in-place operation "
+            f"({name}_). Use {name}() instead, or modify it under torch.no_grad()."
+        )
+    view = getattr(self, name)(*args)
+    if view is not self:
+        _C._set_data(self, view)
+        if recording and view.grad_fn is not None:
+            self.grad_fn = view.grad_fn
+            self.output_nr = getattr(view, "output_nr", 0)
+    self._bump_version()  # autograd's saved copies of the old geometry are stale now
+    return self
+
+
+@_method
+def unsqueeze_(self, dim):
+    return _restride_(self, "unsqueeze", dim)
+
+
+@_method
+def squeeze_(self, dim=None):
+    return _restride_(self, "squeeze") if dim is None else _restride_(self, "squeeze", dim)
+
+
+@_method
+def t_(self):
+    return _restride_(self, "t")
+
+
+@_method
+def transpose_(self, dim0, dim1):
+    return _restride_(self, "transpose", dim0, dim1)
+
+
+Tensor.swapdims_ = Tensor.swapaxes_ = transpose_
+
+
+@_method
+def as_strided_(self, size, stride, storage_offset=None):
+    return _restride_(self, "as_strided", size, stride, storage_offset)
 
 
 @_method

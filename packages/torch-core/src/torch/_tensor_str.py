@@ -120,4 +120,23 @@ def tensor_repr(t):
         suffixes.append("requires_grad=True")
     elif t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
-    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+    return _with_suffixes(prefix + body, suffixes, len(prefix))
+
+
+def _with_suffixes(text, suffixes, indent):
+    """``text`` followed by ``, suffix`` for each suffix and the closing parenthesis. A
+    suffix that would take the line past LINEWIDTH goes on a line of its own, indented under
+    the first value, as PyTorch prints it. Like PyTorch, the first suffix is measured against
+    the text's last line plus two columns: it moves down when that line, the suffix and the
+    closing parenthesis would take LINEWIDTH columns or more."""
+    parts = [text]
+    line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if line + len(suffix) + 2 > LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            line = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            line += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)

@@ -1026,7 +1026,46 @@ def _is_zip(f):
     return magic == b"PK\x03\x04"
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=False,
+_TRUE_VALUES = ("1", "y", "yes", "true")
+
+
+def _env_flag(name):
+    return os.environ.get(name, "0").lower() in _TRUE_VALUES
+
+
+def _resolve_weights_only(weights_only):
+    """``weights_only`` after the environment: ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` (1, y, yes
+    or true, in any case) makes every load ``weights_only=True``;
+    ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` makes ``weights_only=False`` the default of loads
+    that do not pass it (with a warning), as in PyTorch. Both set: RuntimeError."""
+    force, force_no = (
+        _env_flag("TORCH_FORCE_WEIGHTS_ONLY_LOAD"),
+        _env_flag("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"),
+    )
+    if force and force_no:
+        raise RuntimeError(
+            "Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+            "should be set, but both were set."
+        )
+    if force:
+        return True
+    if weights_only is None:
+        if force_no:
+            import warnings
+
+            warnings.warn(
+                "Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected: the "
+                "`weights_only` argument was not passed to `torch.load`, so it loads with "
+                "weights_only=False (which runs whatever the file's pickle names).",
+                UserWarning,
+                stacklevel=3,
+            )
+            return False
+        return True
+    return weights_only
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=False,
          **pickle_load_args):  # fmt: skip
     """Loads what :func:`save` (or PyTorch's ``torch.save``) wrote, from a path or a binary
     file object.
@@ -1036,9 +1075,12 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=Fa
     nothing from the file runs. Use ``weights_only=False`` only for files you trust: it runs
     whatever the pickle names. ``mmap=True`` maps the file and makes tensors views of the
     mapping (copy-on-write) instead of reading their bytes. ``encoding`` (default
-    ``'utf-8'``; ``'latin1'`` or ``'bytes'`` for Python 2 files) decodes Python 2 strings."""
-    if weights_only is None:
-        weights_only = True
+    ``'utf-8'``; ``'latin1'`` or ``'bytes'`` for Python 2 files) decodes Python 2 strings.
+
+    ``weights_only=None`` is ``True`` unless the environment says otherwise:
+    ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1`` makes it ``False`` (for loads that do not pass
+    ``weights_only``), ``TORCH_FORCE_WEIGHTS_ONLY_LOAD=1`` forces ``True`` for every load."""
+    weights_only = _resolve_weights_only(weights_only)
     encoding = pickle_load_args.get("encoding", "utf-8")
     cache = {}
 

@@ -8,9 +8,21 @@ normalisation, losses) are torch-core ops.
 
 __version__ = "0.1.0"
 
-from torch.nn import functional, init, parameter, utils  # noqa: E402,F401
+from torch.nn import (  # noqa: E402,F401
+    functional,
+    init,
+    parallel,
+    parameter,
+    utils,
+)
 from torch.nn.modules import *  # noqa: E402,F403
 from torch.nn.modules.linear import NonDynamicallyQuantizableLinear  # noqa: E402,F401
 from torch.nn.modules.module import Module  # noqa: E402,F401
-from torch.nn.parameter import Buffer, Parameter  # noqa: E402,F401
+from torch.nn.parallel import DataParallel  # noqa: E402,F401
+from torch.nn.parameter import (  # noqa: E402,F401
+    Buffer,
+    Parameter,
+    UninitializedBuffer,
+    UninitializedParameter,
+)
 from torch.nn.utils.rnn import PackedSequence  # noqa: E402,F401

@@ -9,6 +9,7 @@ as a composition of differentiable core ops, so autograd needs nothing more.
 """
 
 import importlib
+import itertools
 import math
 import warnings
 
@@ -1143,6 +1144,50 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduce(loss, reduction)
 
 
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Multi-class multi-label hinge loss: per sample,
+    sum over its targets j and its non-target classes i of max(0, 1 - (x[y_j] - x[i])) / C.
+
+    input (C) or (N, C); target of the same shape, int64, holding the sample's target
+    classes first and padded with -1 (the targets are those before the first -1)."""
+    op = "multilabel_margin_loss"
+    reduction = _reduction_of(size_average, reduce, reduction)
+    _tensors(op, input=input, target=target)
+    _check_reduction(reduction)
+    if input.dim() > 2 or (input.numel() == 0 and (input.dim() < 2 or input.shape[1] == 0)):
+        raise RuntimeError(
+            f"{op}(): Expected non-empty vector or matrix with optional 0-dim batch size, but "
+            f"got: {list(input.shape)}"
+        )
+    if target.shape != input.shape:
+        raise RuntimeError(
+            f"{op}(): inconsistent target size: {list(target.shape)} for input of size: "
+            f"{list(input.shape)}"
+        )
+    if not input.is_floating_point() or input.dtype in (torch.float16, torch.bfloat16):
+        raise NotImplementedError(f"{op}(): not implemented for {input.dtype}")
+    if target.dtype != torch.int64:
+        raise RuntimeError(f"{op}(): expected target of scalar type Long but found {target.dtype}")
+    c = input.shape[-1] if input.dim() else 1
+    x = input.reshape(-1, c)
+    t = target.reshape(-1, c)
+    if t.numel() and (bool((t < -1).any()) or bool((t >= c).any())):
+        raise RuntimeError(f"{op}(): argument #2 'target' is out of range (classes 0..{c - 1})")
+    # the targets of a row are the prefix before its first -1
+    active = (t != -1).long().cumprod(1)
+    k = int(active.sum(1).max()) if t.shape[0] else 0
+    active, safe = active[:, :k].bool(), torch.where(active.bool(), t, 0)[:, :k]
+    hits = torch.zeros(t.shape, dtype=torch.int64).scatter_add(1, safe, active.long())
+    non_target = (hits == 0).unsqueeze(1)  # (N, 1, C)
+    x_y = x.gather(1, safe).unsqueeze(2)  # (N, k, 1)
+    z = 1 - x_y + x.unsqueeze(1)  # (N, k, C): the margin of target j over class i
+    keep = active.unsqueeze(2) & non_target & (z > 0)
+    loss = torch.where(keep, z, 0.0).sum((1, 2)) / c
+    if input.dim() < 2:
+        loss = loss.reshape(())
+    return _reduce(loss, reduction)
+
+
 # ---------------------------------------------------------------- attention
 def _causal_mask(L, S, dtype):
     """0 on and below the diagonal, -inf above, shape (L, S)."""
@@ -1368,9 +1413,223 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     return input / (total * (alpha / size) + k).pow(beta)
 
 
+# ---------------------------------------------------------------- spatial transformers
+def _grid_axis(n, align_corners, dtype):
+    """The n sample positions along one output axis, in [-1, 1] coordinates: the pixel
+    centres (``align_corners=False``) or the corner pixels' centres at -1 and 1."""
+    if n <= 1:
+        return torch.zeros(n, dtype=dtype)
+    r = torch.linspace(-1.0, 1.0, n, dtype=dtype)
+    return r if align_corners else r * ((n - 1) / n)
+
+
 def affine_grid(theta, size, align_corners=None):
-    raise NotImplementedError("affine_grid is not available in this build")
+    """The sampling grid of a batch of affine maps, for :func:`grid_sample`.
+
+    theta (N, 2, 3) with size (N, C, H, W) gives a grid (N, H, W, 2); theta (N, 3, 4) with
+    size (N, C, D, H, W) gives (N, D, H, W, 3).  Each output point, in normalised [-1, 1]
+    coordinates (x, y[, z]), is mapped by theta; ``align_corners`` (default False) as in
+    grid_sample."""
+    _check_tensor(theta, "affine_grid", "theta")
+    align_corners = bool(align_corners) if align_corners is not None else False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    dims = [int(s) for s in size]
+    if len(dims) not in (4, 5):
+        raise NotImplementedError(
+            f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+            f"respectively. Got size {size}."
+        )
+    d = len(dims) - 2
+    if theta.dim() != 3 or tuple(theta.shape[1:]) != (d, d + 1):
+        raise ValueError(
+            f"Expected a batch of {d}D affine matrices of shape Nx{d}x{d + 1} for size {size}. "
+            f"Got {theta.shape}."
+        )
+    if min(dims) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    n, spatial = dims[0], dims[2:]
+    if theta.shape[0] != n:
+        raise RuntimeError(
+            f"affine_grid(): theta holds {theta.shape[0]} matrices but size asks for a batch of {n}"
+        )
+    # base (*spatial, d + 1): (x, y[, z], 1), x along the last spatial dimension
+    columns = []
+    for k in range(d):
+        axis = len(spatial) - 1 - k  # x is the last spatial dimension, y the one before
+        shape = [1] * len(spatial)
+        shape[axis] = spatial[axis]
+        columns.append(_grid_axis(spatial[axis], align_corners, theta.dtype).reshape(shape))
+    columns = [col.expand(*spatial) for col in columns]
+    columns.append(torch.ones(spatial, dtype=theta.dtype))
+    base = torch.stack(columns, -1).reshape(1, -1, d + 1).expand(n, -1, d + 1)
+    grid = torch.bmm(base, theta.transpose(1, 2))  # (N, points, d)
+    return grid.reshape(n, *spatial, d)
+
+
+_GRID_MODES = ("bilinear", "nearest", "bicubic")
+_GRID_PADDINGS = ("zeros", "border", "reflection")
+
+
+def _grid_unnormalize(coord, n, align_corners):
+    """[-1, 1] grid coordinates to pixel positions along an axis of n pixels."""
+    if align_corners:
+        return (coord + 1) * ((n - 1) / 2)
+    return ((coord + 1) * n - 1) / 2
+
+
+def _grid_clip(coord, n):
+    """Clamped to [0, n - 1] (NaN to 0), with gradient 1 strictly inside only."""
+    coord = torch.where(coord > 0, coord, 0.0)
+    return torch.where(coord < n - 1, coord, float(n - 1))
+
+
+def _grid_reflect(coord, twice_low, twice_high):
+    """coord reflected off the bounds twice_low / 2 and twice_high / 2 until inside."""
+    if twice_low == twice_high:
+        return torch.zeros_like(coord)
+    low = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    coord = (coord - low).abs()
+    flips = torch.floor(coord.detach() / span)
+    extra = coord - flips * span  # coord mod span, differentiable in coord
+    even = torch.fmod(flips, 2) == 0
+    return torch.where(even, extra + low, span - extra + low)
+
+
+def _grid_pad(coord, n, padding_mode, align_corners):
+    """Pixel positions outside the input moved inside (border, reflection) or kept."""
+    if padding_mode == "border":
+        return _grid_clip(coord, n)
+    if padding_mode == "reflection":
+        if align_corners:
+            coord = _grid_reflect(coord, 0, 2 * (n - 1))
+        else:
+            coord = _grid_reflect(coord, -1, 2 * n - 1)
+        return _grid_clip(coord, n)
+    return coord
+
+
+def _cubic_weights(t):
+    """The four cubic-convolution weights (A = -0.75) of the taps at -1, 0, 1, 2 from the
+    floor, for the fractional position t."""
+    a = -0.75
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _grid_gather(flat, taps, sizes):
+    """sum over all combinations of one tap per spatial dimension of weight * value, where
+    taps[k] is a list of (position (N, P), weight (N, P) or None) along dimension k; taps
+    outside the input contribute 0.  flat: the input as (N, C, prod(sizes))."""
+    n, c = flat.shape[0], flat.shape[1]
+    strides = [math.prod(sizes[k + 1 :]) for k in range(len(sizes))]
+    out = None
+    for combo in itertools.product(*taps):
+        valid = lin = w = None
+        for k, (pos, weight) in enumerate(combo):
+            inside = (pos >= 0) & (pos <= sizes[k] - 1)  # False for NaN
+            term = torch.where(inside, pos, 0.0).long() * strides[k]
+            valid = inside if valid is None else valid & inside
+            lin = term if lin is None else lin + term
+            if weight is not None:
+                w = weight if w is None else w * weight
+        lin = torch.where(valid, lin, 0)
+        p = lin.shape[1]
+        vals = flat.gather(2, lin.unsqueeze(1).expand(n, c, p))
+        vals = torch.where(valid.unsqueeze(1), vals, 0.0)
+        term = vals if w is None else vals * w.unsqueeze(1)
+        out = term if out is None else out + term
+    return out
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    raise NotImplementedError("grid_sample is not available in this build")
+    """Samples input at the positions of grid.
+
+    input (N, C, H, W) with grid (N, Ho, Wo, 2) gives (N, C, Ho, Wo); input (N, C, D, H, W)
+    with grid (N, Do, Ho, Wo, 3) gives (N, C, Do, Ho, Wo).  grid[..., 0] is x (the input's
+    width), grid[..., 1] y, grid[..., 2] z, normalised to [-1, 1]: the centres of the corner
+    pixels with ``align_corners=True``, their outer edges otherwise (the default).  ``mode``
+    'bilinear' (trilinear for 5-D), 'nearest' or 'bicubic' (4-D only); ``padding_mode``
+    'zeros', 'border' or 'reflection' for points outside.  Differentiable in input and in
+    grid (except for 'nearest', whose grid gradient is zero)."""
+    op = "grid_sampler()"
+    _tensors("grid_sample", input=input, grid=grid)
+    if mode not in _GRID_MODES:
+        raise ValueError(
+            "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "
+            f"'bicubic', but got: '{mode}'"
+        )
+    if padding_mode not in _GRID_PADDINGS:
+        raise ValueError(
+            "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+            f"'reflection', but got: '{padding_mode}'"
+        )
+    align_corners = bool(align_corners) if align_corners is not None else False
+    if input.dtype != grid.dtype:
+        raise RuntimeError(
+            f"{op}: expected input and grid to have the same dtype, but input has "
+            f"{input.dtype} and grid has {grid.dtype}"
+        )
+    if input.dim() >= 1 and grid.dim() >= 1:
+        if input.shape[0] != grid.shape[0]:
+            raise RuntimeError(
+                f"{op}: expected grid and input to have same batch size, but got input with "
+                f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+            )
+        if grid.shape[-1] != input.dim() - 2:
+            raise RuntimeError(
+                f"{op}: expected grid to have size {input.dim() - 2} in last dimension, but got "
+                f"grid with sizes {list(grid.shape)}"
+            )
+    if input.dim() not in (4, 5) or grid.dim() != input.dim():
+        raise RuntimeError(
+            f"{op}: expected 4D or 5D input and grid with same number of dimensions, but got "
+            f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+        )
+    for i in range(2, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(
+                f"{op}: expected input to have non-empty spatial dimensions, but input has "
+                f"sizes {list(input.shape)} with dimension {i} being empty"
+            )
+    if mode == "bicubic" and input.dim() != 4:
+        raise RuntimeError(f"{op}: bicubic interpolation only supports 4D input")
+    if not input.is_floating_point():
+        raise NotImplementedError(f"grid_sample(): not implemented for {input.dtype}")
+    n, c = input.shape[0], input.shape[1]
+    sizes = list(input.shape[2:])
+    d = len(sizes)
+    out_spatial = list(grid.shape[1:-1])
+    g = grid.reshape(n, math.prod(out_spatial), d)
+    # spatial dimension k of the input is addressed by grid[..., d - 1 - k]
+    coords = [_grid_unnormalize(g[:, :, d - 1 - k], sizes[k], align_corners) for k in range(d)]
+    taps = []
+    for k, (coord, size) in enumerate(zip(coords, sizes)):
+        if mode == "bicubic":
+            low = torch.floor(coord.detach())
+            weights = _cubic_weights(coord - low)
+            taps.append([
+                (_grid_pad(low + (j - 1), size, padding_mode, align_corners), weights[j])
+                for j in range(4)
+            ])  # fmt: skip
+            continue
+        coord = _grid_pad(coord, size, padding_mode, align_corners)
+        if mode == "nearest":
+            # weight 1 whose gradient is 0: grid still receives a (zero) gradient
+            one = None
+            if k == 0 and coord.requires_grad:
+                one = torch.where(torch.zeros(coord.shape, dtype=torch.bool), coord, 1.0)
+            taps.append([(torch.round(coord.detach()), one)])
+        else:
+            low = torch.floor(coord.detach())
+            frac = coord - low
+            taps.append([(low, 1 - frac), (low + 1, frac)])
+    out = _grid_gather(input.reshape(n, c, math.prod(sizes)), taps, sizes)
+    return out.reshape(n, c, *out_spatial)

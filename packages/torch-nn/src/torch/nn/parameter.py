@@ -8,7 +8,13 @@ from torch import _C
 
 Tensor = torch.Tensor
 
-__all__ = ["Parameter", "Buffer", "is_lazy"]
+__all__ = [
+    "Parameter",
+    "Buffer",
+    "UninitializedParameter",
+    "UninitializedBuffer",
+    "is_lazy",
+]
 
 
 class Parameter(Tensor):
@@ -82,6 +88,92 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         return t
 
 
+class UninitializedTensorMixin:
+    """What uninitialised parameters and buffers share: no shape yet (an empty tensor holds
+    their dtype, device and ``requires_grad``) until :meth:`materialize` gives them one and
+    turns them into their ``cls_to_become``."""
+
+    __slots__ = ()
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give the tensor ``shape`` (uninitialised memory; the module fills it), on
+        ``device`` with ``dtype`` (by default: those it was created with), and make it a
+        plain ``cls_to_become`` (a Parameter or a Tensor)."""
+        if isinstance(shape, int):
+            shape = (shape,)
+        current = Tensor.data.fget(self)
+        device = current.device if device is None else device
+        dtype = current.dtype if dtype is None else dtype
+        self.data = torch.empty(tuple(shape), device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer: a lazy module "
+            "gives its parameters their shapes on its first forward call (or when a "
+            "state_dict is loaded into it); run a forward pass with a sample batch first"
+        )
+
+    def size(self, dim=None):
+        return self.shape
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer: run a forward pass "
+            "with a sample batch first to initialize the lazy module"
+        )
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (type(self), (self.requires_grad,))
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter without a shape yet, as lazy modules (``LazyLinear``, ``LazyConv2d``,
+    ...) hold until their first forward call; :meth:`materialize` turns it into a
+    :class:`Parameter` (the same object, so references to it stay valid)."""
+
+    cls_to_become = Parameter
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        super().__init__(torch.empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        current = Tensor.data.fget(self)
+        result = type(self)(self.requires_grad, current.device, current.dtype)
+        memo[id(self)] = result
+        return result
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer without a shape yet (lazy batch and instance norm hold their running
+    statistics so); :meth:`materialize` turns it into a plain Tensor."""
+
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __init__(self, requires_grad=False, device=None, dtype=None):
+        super().__init__(torch.empty(0, device=device, dtype=dtype))
+        if requires_grad:
+            self.requires_grad_(True)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        current = Tensor.data.fget(self)
+        result = type(self)(self.requires_grad, current.device, current.dtype)
+        memo[id(self)] = result
+        return result
+
+
 def is_lazy(param):
-    """Lazy (uninitialised) parameters do not exist in this build: always False."""
-    return False
+    """Whether param is an uninitialised parameter or buffer (of a lazy module)."""
+    return isinstance(param, UninitializedTensorMixin)

@@ -8,6 +8,7 @@ from torch.nn.modules.conv import *  # noqa: F403
 from torch.nn.modules.distance import *  # noqa: F403
 from torch.nn.modules.dropout import *  # noqa: F403
 from torch.nn.modules.flatten import *  # noqa: F403
+from torch.nn.modules.fold import *  # noqa: F403
 from torch.nn.modules.instancenorm import *  # noqa: F403
 from torch.nn.modules.linear import *  # noqa: F403
 from torch.nn.modules.loss import *  # noqa: F403
@@ -23,7 +24,7 @@ from torch.nn.modules.upsampling import *  # noqa: F403
 
 _FAMILIES = (
     "activation", "batchnorm", "container", "conv", "distance", "dropout", "flatten",
-    "instancenorm", "linear", "loss", "normalization", "padding", "pixelshuffle", "pooling",
+    "fold", "instancenorm", "linear", "loss", "normalization", "padding", "pixelshuffle", "pooling",
     "rnn", "sparse", "transformer", "upsampling",
 )  # fmt: skip
 __all__ = ["Module", "SyncBatchNorm"]

@@ -3,10 +3,18 @@
 import torch
 from torch.nn import functional as F
 from torch.nn import init
+from torch.nn.modules.lazy import LazyModuleMixin
 from torch.nn.modules.module import Module
-from torch.nn.parameter import Parameter
+from torch.nn.parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = [
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+]
 
 
 class _NormBase(Module):
@@ -151,3 +159,69 @@ class SyncBatchNorm(_BatchNorm):
     """BatchNorm over any input of 2 or more dimensions (no process groups in this build)."""
 
     _expected = tuple(range(2, 9))
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """num_features is the channel dimension of the first input: weight, bias and the
+    running statistics are materialised then."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None):  # fmt: skip
+        kw = {"device": device, "dtype": dtype}
+        super().__init__(0, eps, momentum, False, False, device, dtype)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        self.use_bias = affine
+        if affine:
+            self.weight = UninitializedParameter(**kw)
+            self.bias = UninitializedParameter(**kw)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(**kw)
+            self.running_var = UninitializedBuffer(**kw)
+            self.num_batches_tracked = torch.tensor(0, dtype=torch.long, device=device)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def _feature_dim(self, input):
+        return 1
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if not self.has_uninitialized_params():
+            return
+        if input.dim() < 2:
+            raise ValueError(
+                f"{self._get_name()}: expected an input with a channel dimension, got shape "
+                f"{list(input.shape)}"
+            )
+        self.num_features = input.shape[self._feature_dim(input)]
+        with torch.no_grad():
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """BatchNorm1d whose num_features is inferred from the first input."""
+
+    cls_to_become = BatchNorm1d
+    _expected = BatchNorm1d._expected
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """BatchNorm2d whose num_features is inferred from the first input."""
+
+    cls_to_become = BatchNorm2d
+    _expected = BatchNorm2d._expected
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """BatchNorm3d whose num_features is inferred from the first input."""
+
+    cls_to_become = BatchNorm3d
+    _expected = BatchNorm3d._expected

@@ -1,15 +1,21 @@
-"""Convolutions: Conv1d/2d/3d and ConvTranspose1d/2d/3d (the kernels are torch-core's)."""
+"""Convolutions: Conv1d/2d/3d and ConvTranspose1d/2d/3d (the kernels are torch-core's), and
+their lazy forms, whose in_channels comes from the first input."""
 
 import math
 
 import torch
 from torch.nn import functional as F
 from torch.nn import init
+from torch.nn.modules.lazy import LazyModuleMixin
 from torch.nn.modules.module import Module
 from torch.nn.modules.utils import _pair, _reverse_repeat_tuple, _single, _triple
-from torch.nn.parameter import Parameter
+from torch.nn.parameter import Parameter, UninitializedParameter
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+__all__ = [
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+    "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
+]  # fmt: skip
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -262,3 +268,98 @@ class ConvTranspose3d(_ConvTransposeNd):
     _conv_name = "conv_transpose3d"
     _tuple = staticmethod(_triple)
     _dims = 3
+
+
+# ---------------------------------------------------------------- lazy convolutions
+class _LazyConvXdMixin(LazyModuleMixin):
+    """in_channels is the channel dimension of the first input; weight and bias are
+    materialised and initialised then, and the module becomes ``cls_to_become``."""
+
+    def _make_lazy(self, out_channels, bias, device, dtype):
+        kw = {"device": device, "dtype": dtype}
+        self.weight = UninitializedParameter(**kw)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**kw)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def _get_in_channels(self, input):
+        d = self._dims
+        if input.dim() not in (d + 1, d + 2):
+            raise RuntimeError(
+                f"Expected {d + 1}D (unbatched) or {d + 2}D (batched) input to "
+                f"{self.__class__.__name__}, but got input of size: {input.shape}"
+            )
+        return input.shape[1] if input.dim() == d + 2 else input.shape[0]
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if not self.has_uninitialized_params():
+            return
+        self.in_channels = self._get_in_channels(input)
+        if self.in_channels % self.groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        with torch.no_grad():
+            if self.transposed:
+                shape = (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
+            else:
+                shape = (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
+            self.weight.materialize(shape)
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+
+class _LazyConv(_LazyConvXdMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):  # fmt: skip
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device, dtype)  # fmt: skip
+        self._make_lazy(out_channels, bias, device, dtype)
+
+
+class _LazyConvTranspose(_LazyConvXdMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):  # fmt: skip
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, device, dtype)  # fmt: skip
+        self._make_lazy(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConv, Conv1d):
+    """Conv1d whose in_channels is inferred from the first input."""
+
+    cls_to_become = Conv1d
+
+
+class LazyConv2d(_LazyConv, Conv2d):
+    """Conv2d whose in_channels is inferred from the first input."""
+
+    cls_to_become = Conv2d
+
+
+class LazyConv3d(_LazyConv, Conv3d):
+    """Conv3d whose in_channels is inferred from the first input."""
+
+    cls_to_become = Conv3d
+
+
+class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
+    """ConvTranspose1d whose in_channels is inferred from the first input."""
+
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
+    """ConvTranspose2d whose in_channels is inferred from the first input."""
+
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
+    """ConvTranspose3d whose in_channels is inferred from the first input."""
+
+    cls_to_become = ConvTranspose3d

@@ -3,9 +3,16 @@
 import warnings
 
 from torch.nn import functional as F
-from torch.nn.modules.batchnorm import _NormBase
+from torch.nn.modules.batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = [
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
+]
 
 
 class _InstanceNorm(_NormBase):
@@ -60,4 +67,30 @@ class InstanceNorm2d(_InstanceNorm):
 
 
 class InstanceNorm3d(_InstanceNorm):
+    _dims = 3
+
+
+class _LazyInstanceNorm(_LazyNormBase, _InstanceNorm):
+    def _feature_dim(self, input):
+        return input.dim() - self._dims - 1  # (C, *) unbatched, (N, C, *) batched
+
+
+class LazyInstanceNorm1d(_LazyInstanceNorm):
+    """InstanceNorm1d whose num_features is inferred from the first input."""
+
+    cls_to_become = InstanceNorm1d
+    _dims = 1
+
+
+class LazyInstanceNorm2d(_LazyInstanceNorm):
+    """InstanceNorm2d whose num_features is inferred from the first input."""
+
+    cls_to_become = InstanceNorm2d
+    _dims = 2
+
+
+class LazyInstanceNorm3d(_LazyInstanceNorm):
+    """InstanceNorm3d whose num_features is inferred from the first input."""
+
+    cls_to_become = InstanceNorm3d
     _dims = 3

@@ -1,12 +1,13 @@
-"""Identity, Linear, Bilinear."""
+"""Identity, Linear, Bilinear, LazyLinear."""
 
 import math
 
 import torch
 from torch.nn import functional as F
 from torch.nn import init
+from torch.nn.modules.lazy import LazyModuleMixin
 from torch.nn.modules.module import Module
-from torch.nn.parameter import Parameter
+from torch.nn.parameter import Parameter, UninitializedParameter
 
 __all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
 
@@ -108,6 +109,30 @@ class Bilinear(Module):
         )
 
 
-class LazyLinear(Linear):
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("lazy modules are not available in this build; use Linear")
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear whose ``in_features`` is the last dimension of its first input: weight and
+    bias are uninitialised until the first forward call, which materialises and initialises
+    them as Linear does and makes the module a :class:`Linear`."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        kw = {"device": device, "dtype": dtype}
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(**kw)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(**kw)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            with torch.no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()

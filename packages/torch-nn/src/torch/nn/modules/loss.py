@@ -162,10 +162,14 @@ class HingeEmbeddingLoss(_Loss):
 
 
 class MultiLabelMarginLoss(_Loss):
+    """Multi-class multi-label hinge loss: each target class of a sample should score at
+    least 1 above each of its non-target classes.  input (C) or (N, C); target of the same
+    shape, int64 class indices padded with -1."""
+
     __constants__ = ["reduction"]
 
     def forward(self, input, target):
-        raise NotImplementedError("MultiLabelMarginLoss is not available in this build")
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):

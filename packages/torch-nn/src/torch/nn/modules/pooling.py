@@ -2,12 +2,12 @@
 
 from torch.nn import functional as F
 from torch.nn.modules.module import Module
-from torch.nn.modules.utils import _single
+from torch.nn.modules.utils import _pair, _single, _triple
 
 __all__ = [
     "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
-    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
 ]  # fmt: skip
 
 
@@ -164,3 +164,50 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     """Max pooling to a fixed (H, W)."""
 
     _fn = "adaptive_max_pool2d"
+
+
+class _MaxUnpoolNd(Module):
+    """The partial inverse of max pooling: the pooled values go back to the positions
+    ``indices`` (from ``MaxPoolNd(return_indices=True)``) name, zeros elsewhere."""
+
+    __constants__ = ["kernel_size", "stride", "padding"]
+    _fn = "max_unpool2d"
+    _tuple = staticmethod(_pair)
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        t = self._tuple
+        self.kernel_size = t(kernel_size)
+        self.stride = t(stride if stride is not None else kernel_size)
+        self.padding = t(padding)
+
+    def forward(self, input, indices, output_size=None):
+        """``output_size`` (the spatial sizes, or the full shape) picks among the sizes that
+        pooled to input's: needed where the pooling dropped a remainder."""
+        return getattr(F, self._fn)(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Inverse of MaxPool1d on (N, C, L) or (C, L) input."""
+
+    _fn = "max_unpool1d"
+    _tuple = staticmethod(_single)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Inverse of MaxPool2d on (N, C, H, W) or (C, H, W) input."""
+
+    _fn = "max_unpool2d"
+    _tuple = staticmethod(_pair)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Inverse of MaxPool3d on (N, C, D, H, W) or (C, D, H, W) input."""
+
+    _fn = "max_unpool3d"
+    _tuple = staticmethod(_triple)
