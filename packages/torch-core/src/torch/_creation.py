@@ -7,6 +7,7 @@ import operator
 from torch import _C
 
 __all__ = [
+    "poisson",
     "tensor",
     "as_tensor",
     "empty",
@@ -539,6 +540,72 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return t if out is None else out.copy_(t)
 
 
+def _uniform(shape, generator):
+    u = _C.empty(tuple(shape), _C.float64)
+    _C._uniform_(u, 0.0, 1.0, generator)
+    return u
+
+
+def _lgamma(x):
+    """log Gamma(x) for x >= 1 (float64): Stirling's series at x + 6, shifted back down."""
+    z = x + 6
+    series = (z - 0.5) * z.log() - z + 0.5 * math.log(2 * math.pi)
+    series = series + 1 / (12 * z) - 1 / (360 * z**3) + 1 / (1260 * z**5)
+    return series - (x * (x + 1) * (x + 2) * (x + 3) * (x + 4) * (x + 5)).log()
+
+
+def _poisson_small(lam, generator):
+    """Knuth: the count of uniforms whose running product stays above exp(-lam)."""
+    limit = (-lam).exp()
+    product = ones_like(lam)
+    count = zeros_like(lam)
+    active = lam > 0
+    while bool(active.any()):
+        product = _C.where(active, product * _uniform(lam.shape, generator), product)
+        active = active & (product > limit)
+        count = count + active.to(count.dtype)
+    return count
+
+
+def _poisson_large(lam, generator):
+    """Hormann's transformed rejection (PTRS, 1993) for rates >= 10, all elements at once."""
+    slam, loglam = lam.sqrt(), lam.log()
+    b = 0.931 + 2.53 * slam
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    vr = 0.9277 - 3.6224 / (b - 2)
+    out = zeros_like(lam)
+    todo = ones_like(lam).to(_C.bool)
+    while bool(todo.any()):
+        u = _uniform(lam.shape, generator) - 0.5
+        v = _uniform(lam.shape, generator)
+        us = 0.5 - u.abs()
+        k = ((2 * a / us + b) * u + lam + 0.43).floor()
+        quick = (us >= 0.07) & (v <= vr)
+        bad = (k < 0) | ((us < 0.013) & (v > us))
+        kk = k.clamp(min=0)
+        lhs = v.log() + inv_alpha.log() - (a / (us * us) + b).log()
+        accept = quick | (~bad & (lhs <= -lam + kk * loglam - _lgamma(kk + 1)))
+        take = todo & accept
+        out = _C.where(take, k, out)
+        todo = todo & ~take
+    return out
+
+
+def poisson(input, generator=None):
+    """Draws of the Poisson distribution with each element of ``input`` as its rate."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"poisson: expected a floating-point tensor of rates, got {input.dtype}")
+    lam = input.detach().to(_C.float64)
+    if bool(((lam < 0) | lam.isnan()).any()):
+        raise RuntimeError("poisson: invalid Poisson rate, expected rate to be non-negative")
+    small = lam < 10
+    out = _poisson_small(_C.where(small, lam, 0.0), generator)
+    if bool((~small).any()):
+        out = _C.where(small, out, _poisson_large(_C.where(small, 10.0, lam), generator))
+    return out.to(input.dtype)
+
+
 def manual_seed(seed):
     """Seeds the default generator; returns it."""
     return _C.manual_seed(builtins.int(seed))
@@ -555,9 +622,31 @@ def initial_seed():
 
 def get_rng_state():
     """The default generator's state as a uint8 tensor (for set_rng_state)."""
-    state = _C.default_generator.get_state()
-    return tensor(list(state), dtype=_C.uint8)
+    return _C.default_generator.get_state()
 
 
 def set_rng_state(new_state):
-    _C.default_generator.set_state(bytes(new_state.tolist()))
+    _C.default_generator.set_state(new_state)
+
+
+# Generator states are uint8 tensors, as in PyTorch (the core speaks bytes).
+_state_bytes, _set_state_bytes = _C.Generator.get_state, _C.Generator.set_state
+
+
+def _generator_get_state(self):
+    """The generator's state as a uint8 tensor."""
+    return tensor(list(_state_bytes(self)), dtype=_C.uint8)
+
+
+def _generator_set_state(self, new_state):
+    """Restores a state from :meth:`get_state` (a uint8 tensor); returns the generator."""
+    if isinstance(new_state, _C.Tensor):
+        if new_state.dtype != _C.uint8:
+            raise TypeError(f"expected a torch.ByteTensor, but got {new_state.dtype}")
+        new_state = bytes(new_state.tolist())
+    _set_state_bytes(self, new_state)
+    return self
+
+
+_C.Generator.get_state = _generator_get_state
+_C.Generator.set_state = _generator_set_state

@@ -5,6 +5,7 @@ argument forms or compose primitives, where a microsecond of Python does not mat
 """
 
 import builtins
+import math
 
 from torch import _C, _dtypes
 from torch import _functional as F
@@ -223,6 +224,62 @@ def random_(self, from_=0, to=None, *, generator=None):
     if to is None:
         from_, to = 0, from_ if from_ else _max_random(self.dtype)
     _C._random_(self, from_, to, generator)
+    self._bump_version()
+    return self
+
+
+# Distributions by inverse transform of uniform draws u in [0, 1): 1 - u is in (0, 1], so no
+# logarithm of 0 (PyTorch documents these four as in-place methods with these parameters).
+def _check_float(self, op):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"{op} expects a floating-point tensor, got {self.dtype}")
+
+
+def _uniform_like(self, generator):
+    u = _C.empty(tuple(self.shape), self.dtype)
+    _C._uniform_(u, 0.0, 1.0, generator)
+    return u
+
+
+@_method
+def exponential_(self, lambd=1.0, *, generator=None):
+    """Fills with draws of the exponential distribution of rate ``lambd``."""
+    _check_float(self, "exponential_")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    u = _uniform_like(self, generator)
+    return self.copy_((1 - u).log_().mul_(-1.0 / lambd))
+
+
+@_method
+def geometric_(self, p, *, generator=None):
+    """Fills with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    u = _uniform_like(self, generator) if self.dtype.is_floating_point else None
+    if u is None:
+        u = _C.empty(tuple(self.shape), _C.float64)
+        _C._uniform_(u, 0.0, 1.0, generator)
+    draws = ((1 - u).log() / math.log1p(-p)).ceil_().clamp_(min=1)
+    return self.copy_(draws)
+
+
+@_method
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Fills with draws of the Cauchy distribution: median + sigma tan(pi (u - 1/2))."""
+    _check_float(self, "cauchy_")
+    u = _uniform_like(self, generator)
+    return self.copy_(((u - 0.5) * math.pi).tan_().mul_(sigma).add_(median))
+
+
+@_method
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Fills with exp of draws of the normal distribution N(mean, std^2)."""
+    _check_float(self, "log_normal_")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    _C._normal_(self, builtins.float(mean), builtins.float(std), generator)
+    self.exp_()
     self._bump_version()
     return self
 
