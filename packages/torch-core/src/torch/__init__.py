@@ -191,6 +191,7 @@ from torch.backends import (  # noqa: E402,F401  (global switches; torch.backend
     set_float32_matmul_precision,
     use_deterministic_algorithms,
 )
+from torch.compiler import compile  # noqa: E402,F401,A004
 from torch.serialization import load, save  # noqa: E402,F401
 from torch.special import erfc, logit, sinc, xlogy  # noqa: E402,F401  (also torch.special.*)
 from torch.storage import *  # noqa: E402,F403
