@@ -104,10 +104,46 @@ class IndexBackward0(Formula):
         self.shape = tuple(x.shape)
         _save_index(self, index)
         self.advanced = out._storage_ptr() != x._storage_ptr()
+        if not self.advanced:  # named as PyTorch names the last view step it takes
+            self.__class__ = _VIEW_NAMES[_last_view_step(index)]
         return (x,)
 
     def backward(self, g):
         return (IndexAccumulate.apply(g, self.shape, _saved_index(self), self.advanced),)
+
+
+def _last_view_step(index):
+    """'select', 'slice' or 'unsqueeze': the last step of a basic index other than a full
+    slice or Ellipsis (x[:] is a slice)."""
+    step = "slice"
+    for item in index if isinstance(index, tuple) else (index,):
+        if item is None:
+            step = "unsqueeze"
+        elif isinstance(item, slice):
+            if item != slice(None):
+                step = "slice"
+        elif item is not Ellipsis and not isinstance(item, bool):
+            step = "select"
+    return step
+
+
+class SelectBackward0(IndexBackward0):
+    names = ()  # x[i]: the same backward, PyTorch's name
+
+
+class SliceBackward0(IndexBackward0):
+    names = ()
+
+
+class UnsqueezeBackward0(IndexBackward0):
+    names = ()
+
+
+_VIEW_NAMES = {
+    "select": SelectBackward0,
+    "slice": SliceBackward0,
+    "unsqueeze": UnsqueezeBackward0,
+}
 
 
 class IndexPutBackward0(Formula):
