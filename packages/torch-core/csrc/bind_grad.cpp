@@ -233,6 +233,12 @@ void bind_grad(py::module_& m, py::class_<Tensor>& cls) {
     g_recorder = f.is_none() ? nullptr : f.release().ptr();
   });
   m.def("is_grad_enabled", [] { return t_grad_enabled; });
+  m.def("_set_inference_mode", [](bool on) {  // Note [Inference tensors]
+    bool prev = inference_mode();
+    set_inference_mode(on);
+    return prev;
+  });
+  cls.def("is_inference", [](const Tensor& t) { return t.impl()->inference; });
   m.def("_set_grad_enabled", [](bool on) {
     bool prev = t_grad_enabled;
     t_grad_enabled = on;

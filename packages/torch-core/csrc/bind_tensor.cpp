@@ -233,6 +233,9 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
                      "you can only change requires_grad flags of leaf variables. If you want to "
                      "use a computed variable in a subgraph that doesn't require differentiation "
                      "use var_no_grad = var.detach().");
+            TC_CHECK(!v || !t.impl()->inference || inference_mode(), Runtime,
+                     "Setting requires_grad=True on inference tensor outside InferenceMode is "
+                     "not allowed.");
             TC_CHECK(!v || is_floating(t.dtype()) || is_complex(t.dtype()), Runtime,
                      "only Tensors of floating point and complex dtype can require gradients "
                      "(got ",

@@ -374,7 +374,13 @@ struct TensorImpl {
   ScalarType dtype = ScalarType::Float;
   bool requires_grad = false;
   bool wrapped_number = false;  // made from a Python scalar: promotes weakly
+  bool inference = false;       // Note [Inference tensors]
 };
+
+// Note [Inference tensors]: tensors allocated inside torch.inference_mode() (and views of
+// them) are inference tensors, as in PyTorch: outside inference mode they may not be written
+// in place, saved for backward or made to require grad, which keeps autograd from ever
+// depending on values computed without version tracking. The mode is per thread.
 
 class Tensor {
  public:
@@ -414,6 +420,9 @@ class Tensor {
 };
 
 // ---------------------------------------------------------------- tensor basics (tensor.cpp)
+bool inference_mode();  // Note [Inference tensors]
+void set_inference_mode(bool on);
+void check_not_inference(const Tensor& t, const char* op);  // raises for in-place writes
 Shape contiguous_strides(const Shape& sizes);
 int64_t wrap_dim(int64_t d, int64_t ndim, const char* op,
                  const Shape* shape = nullptr);  // negative dims; IndexError

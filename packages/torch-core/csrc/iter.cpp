@@ -145,6 +145,7 @@ ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor
   it.compute_dtype_ = compute;
 
   if (out.defined()) {
+    check_not_inference(out, name);
     bool inplace = false;
     for (int i = 0; i < n; i++) inplace |= ins[i].same(out);
     std::string opname = std::string(name) + (inplace ? "_" : "");
@@ -323,6 +324,7 @@ static bool copy_transposed_2d(const Tensor& dst, const Tensor& src) {
 }
 
 void copy_(const Tensor& dst, const Tensor& src_in) {
+  check_not_inference(dst, "copy_");
   Tensor src = src_in;
   if (src.sizes() != dst.sizes()) {
     broadcast_shapes(dst.sizes(), src.sizes(), "copy_");

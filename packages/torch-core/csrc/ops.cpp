@@ -85,6 +85,7 @@ Tensor ternary(Op op, const Tensor& x, const Tensor& a, const Tensor& b, Scalar 
 
 void fill_(const Tensor& t, const Scalar& v) {
   check_fits(v, t.dtype(), "fill_");
+  check_not_inference(t, "fill_");
   ElementwiseIter it = ElementwiseIter::for_copy(t, Tensor());
   it.args[0] = v;
   find_kernel<ElementwiseFn>(Op::fill, t.device(), t.dtype())(it);

@@ -184,9 +184,19 @@ static int64_t checked_numel(const Shape& sizes, const char* op) {
   return n;
 }
 
+static thread_local bool t_inference_mode = false;
+bool inference_mode() { return t_inference_mode; }
+void set_inference_mode(bool on) { t_inference_mode = on; }
+void check_not_inference(const Tensor& t, const char* op) {
+  TC_CHECK(!t.impl()->inference || t_inference_mode, Runtime, op,
+           ": Inplace update to inference tensor outside InferenceMode is not allowed. You can "
+           "make a clone to get a normal tensor before doing inplace update.");
+}
+
 Tensor empty(const Shape& sizes, ScalarType dtype, Device device) {
   int64_t n = checked_numel(sizes, "empty");
   auto impl = std::make_shared<TensorImpl>();
+  impl->inference = t_inference_mode;
   impl->storage = get_allocator(device.type)->allocate(size_t(n) * itemsize(dtype));
   impl->storage->device = device;
   impl->sizes = sizes;
@@ -241,6 +251,7 @@ Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset,
   impl->sizes = std::move(sizes);
   impl->strides = std::move(strides);
   impl->dtype = dtype == ScalarType::Undefined ? base.dtype() : dtype;
+  impl->inference = base.impl()->inference;
   check_view_bounds(*impl, op);
   return Tensor(std::move(impl));
 }

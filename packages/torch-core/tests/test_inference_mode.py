@@ -77,3 +77,39 @@ def test_nothing_is_recorded():
         y = x * 2
     assert not y.requires_grad and y.grad_fn is None
     assert (x * 2).requires_grad
+
+
+# ---------------------------------------------------------------- inference tensors
+def test_tensors_made_inside_are_inference_tensors():
+    normal = torch.ones(3)
+    with torch.inference_mode():
+        x = torch.ones(3)
+        y = x * 2
+        view_of_inference = x[1:]
+        view_of_normal = normal[1:]
+        assert x.is_inference() and y.is_inference() and view_of_inference.is_inference()
+        assert not view_of_normal.is_inference()
+        x.add_(1)  # in place is fine inside
+    assert torch.is_inference(x) and not normal.is_inference()
+    assert not torch.ones(1).is_inference()
+    with torch.inference_mode():
+        with torch.inference_mode(False):
+            assert not torch.ones(1).is_inference()
+
+
+def test_inference_tensors_outside_inference_mode():
+    with torch.inference_mode():
+        x = torch.ones(3)
+    for write in (
+        lambda: x.add_(1),
+        lambda: x.copy_(torch.zeros(3)),
+        lambda: x.zero_(),
+        lambda: x.__setitem__(0, 5.0),
+        lambda: torch.add(torch.ones(3), 1, out=x),
+    ):
+        with pytest.raises(RuntimeError, match="Inplace update to inference tensor"):
+            write()
+    assert x.tolist() == [1.0, 1.0, 1.0]
+    assert (x + 1).tolist() == [2.0, 2.0, 2.0]  # reading is fine, results are normal
+    assert not (x + 1).is_inference()
+    assert x.clone().add_(1).tolist() == [2.0, 2.0, 2.0]

@@ -81,9 +81,9 @@ class inference_mode(_Mode):
     ``inference_mode(False)`` turns it off (and grad mode on) for its block; a bare
     ``@torch.inference_mode`` decorates like ``@torch.inference_mode()``.
 
-    PyTorch also marks the tensors made inside as "inference tensors", which may never
-    enter autograd later; this engine has no such tensors, so here they behave like those
-    made under ``no_grad``.
+    Tensors allocated inside are "inference tensors" (``t.is_inference()``), as in PyTorch:
+    outside inference mode they cannot be updated in place, saved for backward by an op that
+    records, or made to require grad (clone one to get a normal tensor).
 
     >>> x = torch.ones(2, requires_grad=True)
     >>> with torch.inference_mode():
@@ -106,10 +106,12 @@ class inference_mode(_Mode):
     def __enter__(self):
         self._prev_inference = is_inference_mode_enabled()
         _state.inference = self.mode
+        _C._set_inference_mode(self.mode)
         return super().__enter__()
 
     def __exit__(self, *exc):
         _state.inference = self._prev_inference
+        _C._set_inference_mode(self._prev_inference)
         return super().__exit__(*exc)
 
     def clone(self):
@@ -117,6 +119,11 @@ class inference_mode(_Mode):
 
 
 _state = threading.local()  # per thread, like grad mode
+
+
+def is_inference(input):
+    """Whether ``input`` is an inference tensor (made inside ``torch.inference_mode()``)."""
+    return input.is_inference()
 
 
 def is_inference_mode_enabled():

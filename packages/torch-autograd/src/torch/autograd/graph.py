@@ -100,6 +100,12 @@ class Node:
     def save_for_backward(self, *tensors):
         """Keep tensors for backward, with their versions (checked when they are used).
         Numbers and None are kept as they are."""
+        for t in tensors:  # Note [Inference tensors] in the core
+            if isinstance(t, Tensor) and t.is_inference():
+                raise RuntimeError(
+                    f"Inference tensors cannot be saved for backward ({self.name()}). To work "
+                    "around you can make a clone to get a normal tensor and use it in autograd."
+                )
         self._saved = tuple(_Saved(t, self) if isinstance(t, Tensor) else t for t in tensors)
 
     @property

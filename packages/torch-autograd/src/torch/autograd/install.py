@@ -24,7 +24,8 @@ NOT_DIFFERENTIABLE = frozenset(
     __rand__ __ror__ __rxor__ __xor__ _bump_version _pybind11_conduit_v1_ _storage_nbytes
     _storage_ptr bitwise_and bitwise_and_ bitwise_not bitwise_not_ bitwise_or bitwise_or_
     bitwise_xor bitwise_xor_ data_ptr detach dim element_size eq eq_ ge ge_ greater greater_
-    greater_equal greater_equal_ gt gt_ is_complex is_contiguous is_floating_point isfinite
+    greater_equal greater_equal_ gt gt_ is_complex is_contiguous is_floating_point is_inference
+    isfinite
     isinf isnan item le le_ less less_ less_equal less_equal_ logical_and logical_and_
     logical_not logical_not_ logical_or logical_or_ logical_xor logical_xor_ lt lt_ ndimension
     ne ne_ nelement not_equal not_equal_ numel numpy resize_ size storage_offset stride tolist
@@ -32,6 +33,7 @@ NOT_DIFFERENTIABLE = frozenset(
     bitwise_right_shift_ __lshift__ __rlshift__ __rshift__ __rrshift__ __ilshift__ __irshift__
     _all _any _arange _bernoulli_ _dtype_legacy_name _eye _full _index_offsets _linspace
     _mark_requires_grad _nonzero _normal_ _random_ _randperm _searchsorted _set_autograd_missing
+    _set_inference_mode
     _set_data _set_grad_enabled _set_grad_recorder _set_size_class _set_storage _storage_view
     _tensor_from_data
     _broadcast_shapes_of _set_grad_fn _batch_norm_backward _dropout_mask _sole_owner
