@@ -30,4 +30,3 @@ def test_indexing_nodes_are_named_like_pytorch(index, name):
     expected = torch.zeros(3, 4)
     expected[index] = 1.0
     assert torch.equal(w.grad, expected)
-

@@ -162,3 +162,14 @@ def test_ops_needing_order_or_real_values_raise():
         torch.zeros(2).fill_(1j)
     with pytest.raises(RuntimeError):
         torch.zeros(2).add_(z)  # a complex result cannot go into a float tensor
+
+
+def test_random_complex_tensors():
+    g = torch.Generator().manual_seed(0)
+    z = torch.randn(200000, dtype=torch.complex64, generator=g)
+    assert z.dtype == torch.complex64
+    assert abs((z.abs() ** 2).mean().item() - 1.0) < 0.02  # E|z|^2 = 1
+    assert abs(z.real.var().item() - 0.5) < 0.01 and abs(z.imag.var().item() - 0.5) < 0.01
+    u = torch.rand(1000, dtype=torch.complex128, generator=g)
+    parts = torch.view_as_real(u)
+    assert bool(((parts >= 0) & (parts < 1)).all())

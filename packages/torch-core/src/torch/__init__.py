@@ -173,11 +173,13 @@ from torch._grad_mode import (  # noqa: E402,F401
     enable_grad,
     inference_mode,
     is_grad_enabled,
+    is_inference,
     is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
 )
 from torch._indexing import *  # noqa: E402,F403
+from torch._math_ops import *  # noqa: E402,F403
 from torch._nn_ops import *  # noqa: E402,F403
 from torch._shape_ops import *  # noqa: E402,F403
 from torch._sorting import *  # noqa: E402,F403

@@ -363,8 +363,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 # ---------------------------------------------------------------- random
 def _random_tensor(size, dtype, device, op, shape=None):
     dtype = dtype or _C.get_default_dtype()
-    if not dtype.is_floating_point:
-        raise TypeError(f"{op}(): expected a floating-point dtype, got {dtype}")
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise TypeError(f"{op}(): expected a floating-point or complex dtype, got {dtype}")
     return _empty(_size(size, op) if shape is None else shape, dtype, _device(device))
 
 
@@ -381,7 +381,8 @@ def rand(
     """Uniform samples from [0, 1)."""
     shape = _shape(args, size, "rand")
     t = _random_tensor(None, dtype, device, "rand", shape) if out is None else out.resize_(shape)
-    _C._uniform_(t, 0.0, 1.0, generator)
+    # complex: real and imaginary parts each uniform on [0, 1), as in PyTorch
+    _C._uniform_(_C._view_as_real(t) if t.dtype.is_complex else t, 0.0, 1.0, generator)
     return _finish(t, requires_grad)
 
 
@@ -398,7 +399,10 @@ def randn(
     """Samples from the standard normal distribution."""
     shape = _shape(args, size, "randn")
     t = _random_tensor(None, dtype, device, "randn", shape) if out is None else out.resize_(shape)
-    _C._normal_(t, 0.0, 1.0, generator)
+    if t.dtype.is_complex:  # E|z|^2 = 1: each part has variance 1/2, as in PyTorch
+        _C._normal_(_C._view_as_real(t), 0.0, math.sqrt(0.5), generator)
+    else:
+        _C._normal_(t, 0.0, 1.0, generator)
     return _finish(t, requires_grad)
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "cholesky_ex", "qr", "svd", "svdvals", "eig", "eigvals", "eigh", "eigvalsh", "matrix_norm",
     "vector_norm", "norm", "matrix_rank", "pinv", "matrix_power", "cross", "multi_dot",
     "lu_factor", "solve_triangular", "matmul", "vecdot", "diagonal", "tensorinv", "tensorsolve",
+    "matrix_exp",
 ]  # fmt: skip
 
 
@@ -710,6 +711,13 @@ def vecdot(x, y, *, dim=-1, out=None):
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return A.diagonal(offset, dim1, dim2)
+
+
+def matrix_exp(A):
+    """The matrix exponential (torch.matrix_exp, defined in torch._math_ops)."""
+    from torch._math_ops import matrix_exp as _matrix_exp
+
+    return _matrix_exp(A)
 
 
 def tensorinv(A, ind=2, *, out=None):

@@ -18,8 +18,9 @@ from torch import _C
 from torch._functional import _out
 
 __all__ = [
-    "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "log1p", "log_ndtr",
-    "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "round", "sinc", "softmax",
+    "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0",
+    "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
+    "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax",
     "xlog1py", "xlogy",
 ]  # fmt: skip
 
@@ -153,3 +154,52 @@ def log_softmax(input, dim, *, dtype=None):
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
     return torch.logsumexp(input, dim, keepdim, out=out)
+
+
+# log-gamma, digamma and friends, and the modified Bessel functions: written in
+# torch._math_ops (see its notes on their accuracy)
+
+
+def gammaln(input, *, out=None):
+    """``log |Gamma(x)|`` (torch.lgamma)."""
+    return torch.lgamma(input, out=out)
+
+
+def digamma(input, *, out=None):
+    """The logarithmic derivative of the gamma function (torch.digamma)."""
+    return torch.digamma(input, out=out)
+
+
+def psi(input, *, out=None):
+    """:func:`digamma` under its other name."""
+    return torch.digamma(input, out=out)
+
+
+def polygamma(n, input, *, out=None):
+    """The n-th derivative of :func:`digamma` (torch.polygamma)."""
+    return torch.polygamma(n, input, out=out)
+
+
+def multigammaln(input, p, *, out=None):
+    """The log of the multivariate gamma function (torch.mvlgamma)."""
+    return torch.mvlgamma(input, p, out=out)
+
+
+def i0(input, *, out=None):
+    """The modified Bessel function of the first kind of order 0 (torch.i0)."""
+    return torch.i0(input, out=out)
+
+
+def i0e(input, *, out=None):
+    """``exp(-|x|) * i0(x)``, without overflow for large |x|."""
+    return torch._math_ops._i0e(input, out=out)
+
+
+def i1(input, *, out=None):
+    """The modified Bessel function of the first kind of order 1."""
+    return torch._math_ops._i1(input, out=out)
+
+
+def i1e(input, *, out=None):
+    """``exp(-|x|) * i1(x)``, without overflow for large |x|."""
+    return torch._math_ops._i1e(input, out=out)

@@ -6,7 +6,6 @@ in ``module.parametrizations.<name>`` (``original``, or ``original0``/``original
 weight norm's g and v) and ``module.<name>`` is computed from them on access.
 """
 
-import math
 from enum import Enum, auto
 
 import torch
@@ -29,25 +28,6 @@ def _conj_t(x):
 
 def _eye_like(x, n):
     return torch.eye(n, dtype=x.dtype, device=x.device)
-
-
-def _matrix_exp(a):
-    """exp(a) of square matrices (..., n, n), by scaling and squaring a Taylor series; built
-    from matmuls, so autograd differentiates it."""
-    n = a.shape[-1]
-    with torch.no_grad():
-        norm = float(a.abs().sum(-2).max()) if a.numel() else 0.0  # the 1-norm's bound
-    squarings = max(0, math.ceil(math.log2(norm / 0.5))) if norm > 0.5 else 0
-    a = a / (2.0**squarings)
-    eye = _eye_like(a, n).expand(a.shape)
-    result = eye + a
-    term = a
-    for k in range(2, 19):  # ||a|| <= 1/2: the remainder is below 2^-19 / 19!
-        term = torch.matmul(term, a) / k
-        result = result + term
-    for _ in range(squarings):
-        result = torch.matmul(result, result)
-    return result
 
 
 def _householder_product(a, tau):
@@ -146,7 +126,7 @@ class _Orthogonal(Module):
                 X = torch.cat([X, X.new_zeros(*X.shape[:-2], n, n - k)], -1)
             A = X - _conj_t(X)  # skew-symmetric (skew-hermitian)
             if self.orthogonal_map == _OrthMaps.matrix_exp:
-                Q = _matrix_exp(A)
+                Q = torch.matrix_exp(A)
             else:
                 eye = _eye_like(A, n)
                 Q = torch.linalg.solve(eye - 0.5 * A, eye + 0.5 * A)
