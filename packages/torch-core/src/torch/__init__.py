@@ -210,13 +210,36 @@ install_missing_package_hints(__path__)
 if _packages.installed(__path__, "autograd"):
     import torch.autograd  # noqa: E402,F401
 
+# Mixed precision: torch.amp wraps the ops that autocast casts, once, here: after
+# torch-autograd replaced them with its gates, so that each wrapper calls its op's gate.
+from torch.amp.autocast_mode import (  # noqa: E402,F401
+    autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+    set_autocast_gpu_dtype,
+)
+
 # Submodules reachable as attributes after a plain `import torch`, as in PyTorch
 # (`torch.utils.data.DataLoader`, `torch.cuda.is_available()`), each imported on first use
 # so that `import torch` stays fast. Those of other wheels name their package when missing.
 _LAZY_SUBMODULES = frozenset(
     (
         "accelerator",
+        "amp",
         "autograd",
+        "cpu",
         "cuda",
         "fft",
         "func",

@@ -1,29 +1,37 @@
 """torch.cuda.amp (mixed precision on the GPU) where CUDA is not available.
 
-As in PyTorch without a GPU, ``autocast`` and ``GradScaler`` are accepted and disabled
-(with a warning when they were asked to be enabled): the block runs in the dtypes it was
-written in, ``scale(loss)`` returns the loss itself and ``step(optimizer)`` simply calls
-``optimizer.step()``. Mixed-precision training code therefore runs unchanged on the CPU.
+These are PyTorch's older names of ``torch.amp`` with ``device_type="cuda"``: each warns
+that it is deprecated (FutureWarning), and, as in PyTorch without a GPU, ``autocast`` and
+``GradScaler`` are accepted and disabled (with a warning when they were asked to be
+enabled): the block runs in the dtypes it was written in, ``scale(loss)`` returns the loss
+itself and ``step(optimizer)`` simply calls ``optimizer.step()``. Mixed-precision training
+code therefore runs unchanged on the CPU; ``torch.autocast("cpu")`` and
+``torch.amp.GradScaler("cpu")`` are mixed precision there.
 """
 
-import functools
 import warnings
 
 import torch
+import torch.amp
 
 __all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd"]
 
 
-def _disabled(what):
+def _deprecated(old, new):
     warnings.warn(
-        f"torch.cuda.amp.{what} is enabled, but CUDA is not available: disabling it",
-        UserWarning,
+        f"`torch.cuda.amp.{old}(args...)` is deprecated. Please use `torch.amp.{new}` instead.",
+        FutureWarning,
         stacklevel=3,
     )
 
 
-class autocast:
-    """Context manager and decorator for float16/bfloat16 regions on the GPU: a no-op here.
+def amp_definitely_not_available():
+    """Whether CUDA mixed precision certainly cannot run: True, there is no GPU."""
+    return not torch.cuda.is_available()
+
+
+class autocast(torch.amp.autocast):
+    """``torch.amp.autocast("cuda", ...)`` (deprecated name): disabled here.
 
     >>> with torch.cuda.amp.autocast(enabled=False):
     ...     (torch.ones(2) * 2).dtype
@@ -31,42 +39,28 @@ class autocast:
     """
 
     def __init__(self, enabled=True, dtype=torch.float16, cache_enabled=True):
-        if enabled and not torch.cuda.is_available():
-            _disabled("autocast")
-        self.fast_dtype = dtype
-        self._enabled = False
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self:
-                return fn(*args, **kwargs)
-
-        return wrapper
+        _deprecated("autocast", "autocast('cuda', args...)")
+        super().__init__("cuda", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):
-    """Decorator for a custom ``Function.forward`` under autocast: autocast is never on
-    here, so `fwd` runs as written."""
-    if fwd is None:
-        return functools.partial(custom_fwd, cast_inputs=cast_inputs)
-    return fwd
+    """``torch.amp.custom_fwd(device_type="cuda")`` (deprecated name): CUDA autocast is
+    never on here, so `fwd` runs as written."""
+    _deprecated("custom_fwd", "custom_fwd(args..., device_type='cuda')")
+    return torch.amp.custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
 
 
 def custom_bwd(bwd):
-    """Decorator for a custom ``Function.backward`` under autocast: `bwd` runs as written."""
-    return bwd
+    """``torch.amp.custom_bwd(device_type="cuda")`` (deprecated name): `bwd` runs as
+    written."""
+    _deprecated("custom_bwd", "custom_bwd(args..., device_type='cuda')")
+    return torch.amp.custom_bwd(bwd, device_type="cuda")
 
 
-class GradScaler:
-    """Loss scaling for float16 training, disabled without CUDA: ``scale(x)`` is ``x``,
-    ``unscale_`` and ``update`` do nothing, ``step(optimizer)`` calls ``optimizer.step()``.
+class GradScaler(torch.amp.GradScaler):
+    """``torch.amp.GradScaler("cuda", ...)`` (deprecated name), disabled without CUDA:
+    ``scale(x)`` is ``x``, ``unscale_`` and ``update`` do nothing, ``step(optimizer)``
+    calls ``optimizer.step()``.
 
     >>> scaler = torch.cuda.amp.GradScaler(enabled=False)
     >>> scaler.scale(torch.tensor(3.0))
@@ -81,52 +75,12 @@ class GradScaler:
         growth_interval=2000,
         enabled=True,
     ):
-        if enabled and not torch.cuda.is_available():
-            _disabled("GradScaler")
-        self._enabled = False
-        self._init_scale = init_scale
-        self._growth_factor = growth_factor
-        self._backoff_factor = backoff_factor
-        self._growth_interval = growth_interval
-
-    def is_enabled(self):
-        return self._enabled
-
-    def scale(self, outputs):
-        return outputs
-
-    def unscale_(self, optimizer):
-        return None
-
-    def step(self, optimizer, *args, **kwargs):
-        return optimizer.step(*args, **kwargs)
-
-    def update(self, new_scale=None):
-        return None
-
-    def get_scale(self):
-        return 1.0
-
-    def get_growth_factor(self):
-        return self._growth_factor
-
-    def set_growth_factor(self, new_factor):
-        self._growth_factor = new_factor
-
-    def get_backoff_factor(self):
-        return self._backoff_factor
-
-    def set_backoff_factor(self, new_factor):
-        self._backoff_factor = new_factor
-
-    def get_growth_interval(self):
-        return self._growth_interval
-
-    def set_growth_interval(self, new_interval):
-        self._growth_interval = new_interval
-
-    def state_dict(self):
-        return {}
-
-    def load_state_dict(self, state_dict):
-        return None
+        _deprecated("GradScaler", "GradScaler('cuda', args...)")
+        super().__init__(
+            "cuda",
+            init_scale=init_scale,
+            growth_factor=growth_factor,
+            backoff_factor=backoff_factor,
+            growth_interval=growth_interval,
+            enabled=enabled,
+        )
