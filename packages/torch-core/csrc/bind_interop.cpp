@@ -254,7 +254,15 @@ struct DLManagedTensor {
   void* manager_ctx;
   void (*deleter)(DLManagedTensor*);
 };
-enum { kDLCPU = 1, kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
+enum {
+  kDLCPU = 1,
+  kDLInt = 0,
+  kDLUInt = 1,
+  kDLFloat = 2,
+  kDLBfloat = 4,
+  kDLComplex = 5,
+  kDLBool = 6
+};
 
 struct DLPackExport {
   Tensor tensor;
@@ -275,8 +283,16 @@ static DLDataType dl_dtype(ScalarType t) {
       return {kDLFloat, bits, 1};
     case ScalarType::BFloat16:
       return {kDLBfloat, bits, 1};
-    default:
+    case ScalarType::ComplexFloat:
+    case ScalarType::ComplexDouble:
+      return {kDLComplex, bits, 1};
+    case ScalarType::Char:
+    case ScalarType::Short:
+    case ScalarType::Int:
+    case ScalarType::Long:
       return {kDLInt, bits, 1};
+    default:
+      fail(ErrorKind::Type, "to_dlpack: no DLPack dtype for ", dtype_name(t));
   }
 }
 

@@ -173,3 +173,12 @@ def test_random_complex_tensors():
     u = torch.rand(1000, dtype=torch.complex128, generator=g)
     parts = torch.view_as_real(u)
     assert bool(((parts >= 0) & (parts < 1)).all())
+
+
+def test_dlpack_round_trip_keeps_complex_values():
+    z = torch.tensor([1 + 2j, 3 - 1j])
+    a = np.from_dlpack(z)
+    assert a.dtype == np.complex64
+    np.testing.assert_array_equal(a, np.array([1 + 2j, 3 - 1j], dtype=np.complex64))
+    back = torch.from_dlpack(np.array([0.5 - 1j], dtype=np.complex128))
+    assert back.dtype == torch.complex128 and back.tolist() == [0.5 - 1j]
