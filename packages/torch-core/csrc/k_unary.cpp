@@ -128,7 +128,7 @@ A round_with(A x, F f) {
 }
 
 TC_FN1(AbsF, abs_impl(x))
-TC_FN1(NegF, A(0) - x)
+TC_FN1(NegF, -x)                                // -0.0 for 0.0, as IEEE negation gives
 TC_FN1(ReluF, (x > A(0) || x != x) ? x : A(0))  // NaN stays NaN
 TC_FN1(SignF, sign_impl(x))
 TC_FN1(FloorF, round_with(x, [](auto v) { return std::floor(v); }))

@@ -410,3 +410,10 @@ def test_where_with_python_scalars(dtype):
     result = torch.where(cond, x, 0)
     assert result.dtype == dtype
     assert result.tolist() == [1, 0, 3]
+
+
+def test_neg_flips_the_sign_of_zero():
+    import math
+
+    out = (-torch.tensor([0.0, -0.0], dtype=torch.float64)).tolist()
+    assert [math.copysign(1.0, v) for v in out] == [-1.0, 1.0]  # IEEE negation, as NumPy
