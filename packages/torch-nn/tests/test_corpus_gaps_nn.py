@@ -464,3 +464,21 @@ def test_distributed_data_parallel_needs_a_process_group():
     assert issubclass(DistributedDataParallel, nn.Module)
     with pytest.raises(ValueError):
         DistributedDataParallel(nn.Linear(3, 2))
+
+
+def test_torch_level_activation_and_dropout_forms():
+    x = torch.tensor([-1.0, 0.5, 2.0])
+    alpha, scale = 1.6732632423543772, 1.0507009873554805
+    expected = [scale * alpha * (math.exp(-1.0) - 1), scale * 0.5, scale * 2.0]
+    assert torch.selu(x).tolist() == pytest.approx(expected, rel=1e-6)
+    y = x.clone()
+    assert torch.selu_(y) is y and y.tolist() == pytest.approx(expected, rel=1e-6)
+    assert torch.celu(x, 2.0).tolist() == pytest.approx([2 * math.expm1(-0.5), 0.5, 2.0], 1e-6)
+    assert torch.threshold(x, 0.6, -5.0).tolist() == [-5.0, -5.0, 2.0]
+    slope = (1 / 8 + 1 / 3) / 2
+    assert torch.rrelu(x).tolist() == pytest.approx([-slope, 0.5, 2.0], rel=1e-6)
+    z = torch.ones(1000)
+    assert torch.dropout_(z, 0.5, True) is z and set(z.tolist()) <= {0.0, 2.0}
+    f = torch.feature_dropout(torch.ones(6, 10, 4), 0.5, True)
+    assert all(len(set(row.tolist())) == 1 for row in f.reshape(60, 4))  # whole channels
+    assert torch.equal(torch.feature_dropout(torch.ones(2, 3), 0.5, False), torch.ones(2, 3))

@@ -31,6 +31,10 @@ __all__ = [
     "nll_loss", "cross_entropy", "embedding_bag", "dropout",
     "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
     "interpolate", "pad",
+    # torch.<op> and torch.<op>_ forms PyTorch has for activations and dropouts
+    "threshold", "threshold_", "selu", "selu_", "celu", "celu_", "rrelu", "rrelu_",
+    "dropout_", "alpha_dropout_", "feature_alpha_dropout_", "feature_dropout",
+    "feature_dropout_",
 ]  # fmt: skip
 
 
@@ -1245,6 +1249,62 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels."""
     return _alpha_dropout(input, p, training, inplace, "feature_alpha_dropout", True)
+
+
+def _from_functional(name):
+    """torch.<name> for an activation whose one implementation is torch.nn.functional's
+    (torch-nn); without torch-nn installed the call names the package to install."""
+
+    def fn(*args, **kwargs):
+        import torch.nn.functional as F
+
+        return getattr(F, name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``torch.{name}`` is ``torch.nn.functional.{name}``."
+    return fn
+
+
+threshold, threshold_ = _from_functional("threshold"), _from_functional("threshold_")
+selu, selu_ = _from_functional("selu"), _from_functional("selu_")
+celu, celu_ = _from_functional("celu"), _from_functional("celu_")
+rrelu, rrelu_ = _from_functional("rrelu"), _from_functional("rrelu_")
+
+
+def dropout_(input, p=0.5, train=True):
+    """In-place :func:`dropout` (``torch.dropout_``)."""
+    return dropout(input, p, train, inplace=True)
+
+
+def alpha_dropout_(input, p=0.5, train=False):
+    return alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout_(input, p=0.5, train=False):
+    return feature_alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_dropout(input, p=0.5, train=True, inplace=False):
+    """Zeroes whole channels (dim 1) of an input of 2 or more dims with probability ``p``,
+    scaling the others by 1 / (1 - p) (``torch.feature_dropout``)."""
+    op = "feature_dropout"
+    _check_tensor(input, op)
+    p = _check_p(p, op)
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"{op}(): Feature dropout requires at least 2 dimensions in the input, got shape "
+            f"{tuple(input.shape)}"
+        )
+    if not train or p == 0.0 or input.numel() == 0:
+        return input
+    shape = builtins.list(input.shape[:2]) + [1] * (input.dim() - 2)
+    md = _dropout_input(input, op)
+    mask = _C._dropout_mask(shape, p, md, True, None).to(input.dtype)
+    return _apply_mask(input, mask, inplace)
+
+
+def feature_dropout_(input, p=0.5, train=True):
+    return feature_dropout(input, p, train, inplace=True)
 
 
 # ---------------------------------------------------------------- interpolation and padding
