@@ -68,6 +68,20 @@ for _cls in (return_types.max, return_types.min):
     )
 
 
+def result_type(name, fields):
+    """A named tuple ``torch.return_types.<name>`` with PyTorch's repr, registered there."""
+    cls = collections.namedtuple(name, fields)
+    cls.__module__ = "torch.return_types"
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
+        return f"torch.return_types.{name}(\n{body})"
+
+    cls.__repr__ = __repr__
+    setattr(return_types, name, cls)
+    return cls
+
+
 def wrap_dim(dim, ndim, op):
     """A dim in [-ndim, ndim) as a non-negative index (0-d tensors accept 0 and -1)."""
     n = builtins.max(ndim, 1)

@@ -25,12 +25,11 @@ inputs) and cast back to the result dtype:
 """
 
 import builtins
-import collections
 import itertools
 import math
 
 import torch
-from torch._functional import _out, return_types
+from torch._functional import _out, result_type
 
 Tensor = torch.Tensor
 
@@ -46,22 +45,9 @@ __all__ = [
 # ---------------------------------------------------------------- named results
 
 
-def _result_type(name, fields):
-    cls = collections.namedtuple(name, fields)
-    cls.__module__ = "torch.return_types"
-
-    def __repr__(self):
-        body = ",\n".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
-        return f"torch.return_types.{name}(\n{body})"
-
-    cls.__repr__ = __repr__
-    setattr(return_types, name, cls)
-    return cls
-
-
-_aminmax = _result_type("aminmax", ["min", "max"])
-_frexp = _result_type("frexp", ["mantissa", "exponent"])
-_histogram = _result_type("histogram", ["hist", "bin_edges"])
+_aminmax = result_type("aminmax", ["min", "max"])
+_frexp = result_type("frexp", ["mantissa", "exponent"])
+_histogram = result_type("histogram", ["hist", "bin_edges"])
 
 
 # ---------------------------------------------------------------- argument helpers

@@ -10,12 +10,11 @@ It also adds the torch.* forms (torch.det, torch.inverse, torch.svd, torch.einsu
 Tensor methods, see the end of the file.
 """
 
-import collections
 import math
 
 import torch
 from torch import _C
-from torch._functional import zero_safe_norm
+from torch._functional import result_type, zero_safe_norm
 
 Tensor = _C.Tensor
 
@@ -38,33 +37,20 @@ LinAlgError.__module__ = "torch.linalg"
 # --- named results -------------------------------------------------------------------------
 
 
-def _result_type(name, fields):
-    cls = collections.namedtuple(name, fields)
-    cls.__module__ = "torch.return_types"
-
-    def __repr__(self):
-        body = ",\n".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
-        return f"torch.return_types.{name}(\n{body})"
-
-    cls.__repr__ = __repr__
-    setattr(torch._functional.return_types, name, cls)
-    return cls
-
-
-_slogdet = _result_type("linalg_slogdet", ["sign", "logabsdet"])
-_slogdet_t = _result_type("slogdet", ["sign", "logabsdet"])
-_inv_ex = _result_type("linalg_inv_ex", ["inverse", "info"])
-_solve_ex = _result_type("linalg_solve_ex", ["result", "info"])
-_cholesky_ex = _result_type("linalg_cholesky_ex", ["L", "info"])
-_lstsq = _result_type("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
-_qr = _result_type("linalg_qr", ["Q", "R"])
-_qr_t = _result_type("qr", ["Q", "R"])
-_svd = _result_type("linalg_svd", ["U", "S", "Vh"])
-_svd_t = _result_type("svd", ["U", "S", "V"])
-_eigh = _result_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
-_eig_result = _result_type("linalg_eig", ["eigenvalues", "eigenvectors"])
-_lu_factor = _result_type("linalg_lu_factor", ["LU", "pivots"])
-_result_type("triangular_solve", ["solution", "cloned_coefficient"])
+_slogdet = result_type("linalg_slogdet", ["sign", "logabsdet"])
+_slogdet_t = result_type("slogdet", ["sign", "logabsdet"])
+_inv_ex = result_type("linalg_inv_ex", ["inverse", "info"])
+_solve_ex = result_type("linalg_solve_ex", ["result", "info"])
+_cholesky_ex = result_type("linalg_cholesky_ex", ["L", "info"])
+_lstsq = result_type("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+_qr = result_type("linalg_qr", ["Q", "R"])
+_qr_t = result_type("qr", ["Q", "R"])
+_svd = result_type("linalg_svd", ["U", "S", "Vh"])
+_svd_t = result_type("svd", ["U", "S", "V"])
+_eigh = result_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_eig_result = result_type("linalg_eig", ["eigenvalues", "eigenvectors"])
+_lu_factor = result_type("linalg_lu_factor", ["LU", "pivots"])
+result_type("triangular_solve", ["solution", "cloned_coefficient"])
 
 
 # --- argument checks -----------------------------------------------------------------------
