@@ -570,3 +570,15 @@ def test_out_arguments():
     out = torch.empty(0)
     torch.hypot(x, x, out=out)
     assert torch.allclose(out, x * math.sqrt(2))
+
+
+def test_polygamma_of_huge_order_returns_at_once():
+    # n! and the zeta walk must not grow with n (the op fuzzer hung on n = 2^31)
+    r = torch.polygamma(2**31, torch.tensor([0.5, 2.0]))
+    assert r.shape == (2,) and not bool(torch.isfinite(r).any())
+    x = np.array([0.3, 1.7, -2.5, 7.0, 49.0, 300.0])
+    for n in (40, 60, 100):
+        expected = scipy.special.polygamma(n, x)
+        np.testing.assert_allclose(
+            torch.polygamma(n, torch.from_numpy(x)).numpy(), expected, rtol=1e-12
+        )

@@ -1155,6 +1155,32 @@ def _zeta_f64(s, q):
     """The Hurwitz zeta function zeta(s, q) = sum_k (q + k)^-s for an integer s >= 2, by
     direct summation up to q + k >= 10 + s and the Euler-Maclaurin tail."""
     limit = 10.0 + s
+    if s >= _ZETA_WINDOW_S:  # steep terms: no walk of ~s steps (s may be 2^31)
+        near = q.detach() < limit
+        if bool(near.any()):
+            window = _zeta_window(s, torch.where(near, q, 0.5))
+            return torch.where(near, window, _zeta_f64_tail(s, torch.where(near, limit, q)))
+        return _zeta_f64_tail(s, q)
+    return _zeta_f64_tail(s, q)
+
+
+_ZETA_WINDOW_S = 40
+_ZETA_WINDOW_K = 72
+
+
+def _zeta_window(s, q):
+    """zeta(s, q) for s >= 40 and q < s + 10: the terms fall off so steeply that the 72 values
+    of k nearest the smallest |q + k| carry the sum to below 1e-14 relative."""
+    start = torch.clamp(torch.floor(-q.detach()) - 8, min=0)
+    total = None
+    for j in builtins.range(_ZETA_WINDOW_K):
+        term = torch.pow(q + (start + j), -s)
+        total = term if total is None else total + term
+    return total
+
+
+def _zeta_f64_tail(s, q):
+    limit = 10.0 + s
 
     def acc_pow(acc, x, moving):
         term = torch.where(moving, torch.pow(torch.where(moving, x, 1.0), -s), 0.0)
@@ -1194,7 +1220,8 @@ def polygamma(n, input, *, out=None):
     bad = torch.logical_or(pole, torch.logical_or(torch.isinf(xd), torch.isnan(xd)))
     z = _zeta_f64(n + 1, _safe(bad, x, 1.0))
     sign = 1.0 if n % 2 else -1.0
-    r = sign * math.factorial(n) * z
+    # n! as a float: inf past 170 (never the exact integer: n may be 2^31)
+    r = sign * (math.exp(math.lgamma(n + 1)) if n <= 170 else math.inf) * z
     r = torch.where(pole, sign * math.inf, r)
     r = torch.where(xd == math.inf, 0.0 if n == 1 else math.nan, r)
     r = torch.where(torch.logical_or(xd == -math.inf, torch.isnan(xd)), math.nan, r)
