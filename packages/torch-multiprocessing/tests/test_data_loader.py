@@ -389,8 +389,10 @@ def test_garbage_collected_iterator_stops_its_workers():
     del it, cycle
     start = time.monotonic()
     gc.collect()
-    assert time.monotonic() - start < 1.5
-    assert [w.exitcode for w in workers] == [0, 0]  # exited on request, not terminated
+    # no hang (the grace period is 2 s; a loaded 2-core machine can take most of it), and the
+    # workers exited on request rather than being terminated
+    assert time.monotonic() - start < 3.5
+    assert [w.exitcode for w in workers] == [0, 0]
 
 
 def test_keyboard_interrupt_shuts_workers_down():
