@@ -377,3 +377,11 @@ def test_matrix_power_and_multi_dot():
     check(lambda A: torch.linalg.matrix_power(A, -2), well_conditioned(2, 3, 3))
     v, B, C, w = randn(3, seed=1), randn(3, 2, seed=2), randn(2, 4, seed=3), randn(4, seed=4)
     check(lambda *ts: torch.linalg.multi_dot(ts), v, B, C, w)
+
+
+def test_eig_with_complex_eigenvalues_refuses_to_record():
+    rotation = torch.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=F64, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="gradient of complex eigenvalues"):
+        torch.linalg.eig(rotation)
+    with torch.no_grad():
+        assert torch.linalg.eigvals(rotation).dtype == torch.complex128

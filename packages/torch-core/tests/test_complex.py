@@ -182,3 +182,26 @@ def test_dlpack_round_trip_keeps_complex_values():
     np.testing.assert_array_equal(a, np.array([1 + 2j, 3 - 1j], dtype=np.complex64))
     back = torch.from_dlpack(np.array([0.5 - 1j], dtype=np.complex128))
     assert back.dtype == torch.complex128 and back.tolist() == [0.5 - 1j]
+
+
+def test_isclose_uses_the_modulus_for_complex():
+    a = torch.tensor([1 + 1j, 2 - 1j], dtype=torch.complex128)
+    assert torch.isclose(a, a + 1e-12).all() and torch.allclose(a, a * (1 + 1e-9j))
+    assert not torch.allclose(a, a + 1e-3j)
+    nan = torch.tensor([complex("nan")])
+    assert not torch.isclose(nan, nan).item() and torch.isclose(nan, nan, equal_nan=True).item()
+
+
+def test_eig_with_complex_eigenvalues_matches_numpy():
+    rng_ = np.random.default_rng(7)
+    A = rng_.standard_normal((3, 5, 5))
+    w, V = torch.linalg.eig(torch.from_numpy(A))
+    assert w.dtype == torch.complex128 and V.dtype == torch.complex128
+    for i in range(3):
+        np.testing.assert_allclose(
+            np.sort_complex(w[i].numpy()), np.sort_complex(np.linalg.eigvals(A[i])), rtol=1e-10
+        )
+        np.testing.assert_allclose(A[i] @ V[i].numpy(), V[i].numpy() * w[i].numpy(), atol=1e-10)
+        np.testing.assert_allclose(np.linalg.norm(V[i].numpy(), axis=0), 1.0, rtol=1e-10)
+    rotation = torch.tensor([[0.0, -1.0], [1.0, 0.0]])
+    assert sorted(torch.linalg.eigvals(rotation).tolist(), key=lambda z: z.imag) == [-1j, 1j]

@@ -107,10 +107,11 @@ def test_eig_real_eigenvalues():
 
 
 @pytest.mark.ours_only
-def test_eig_complex_eigenvalues_not_supported():
+def test_eig_complex_eigenvalues_come_back_complex():
     A = torch.tensor([[0.0, -1.0], [1.0, 0.0]])
-    with pytest.raises(NotImplementedError, match="linalg.eig.*complex"):
-        torch.linalg.eig(A)
+    w, V = torch.linalg.eig(A)
+    assert w.dtype == torch.complex64 and V.dtype == torch.complex64
+    np.testing.assert_allclose(A.numpy() @ V.numpy(), V.numpy() * w.numpy(), atol=1e-6)
 
 
 @pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3), (0, 2, 2)])

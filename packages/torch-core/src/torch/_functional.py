@@ -451,7 +451,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if input.dtype != other.dtype:
         raise RuntimeError(f"isclose(): {input.dtype} did not match {other.dtype}")
     close = _C.eq(input, other)
-    if input.dtype.is_floating_point or other.dtype.is_floating_point:
+    inexact = input.dtype.is_floating_point or input.dtype.is_complex
+    if inexact:  # complex: the modulus of the difference, as in PyTorch
         diff = _C.abs(_C.sub(input, other))
         within = _C.le(diff, _C.add(_C.mul(_C.abs(other), rtol), atol))
         close = _C.logical_or(close, _C.logical_and(within, _C.isfinite(diff)))

@@ -389,17 +389,29 @@ def _eig(A, op, vectors):
     A2, dtype = _matrix(A, op, square=True)
     wr, wi, V, info = _C._linalg_eig(A2, vectors)
     _raise_on(info, op, _no_convergence)
-    if wi.numel() and bool((wi != 0).any()):
+    if not (wi.numel() and bool((wi != 0).any())):
+        return wr.to(dtype), V.to(dtype)
+    # complex eigenvalues: LAPACK's real form holds a conjugate pair's vector in two columns,
+    # v_j = V[:, j] + i V[:, j+1] (where wi_j > 0) and v_{j+1} = conj(v_j)
+    if torch.is_grad_enabled() and A.requires_grad:
         raise NotImplementedError(
-            f"{op}: the input has complex eigenvalues, and complex dtypes are not supported; "
-            "for symmetric matrices use torch.linalg.eigh"
+            f"{op}: the gradient of complex eigenvalues or eigenvectors is not implemented "
+            "(the result is complex); for symmetric matrices use torch.linalg.eigh"
         )
-    return wr.to(dtype), V.to(dtype)
+    w = torch.complex(wr, wi)
+    if vectors:
+        pos, neg = (wi > 0).unsqueeze(-2), (wi < 0).unsqueeze(-2)
+        real = torch.where(neg, V.roll(1, -1), V)
+        imag = torch.where(pos, V.roll(-1, -1), torch.where(neg, -V, torch.zeros_like(V)))
+        V = torch.complex(real, imag)
+    cdtype = torch.complex128 if dtype == torch.float64 else torch.complex64
+    return w.to(cdtype), V.to(cdtype)
 
 
 def eig(A, *, out=None):
-    """Eigenvalues and eigenvectors of real matrices whose eigenvalues are all real (real
-    tensors come back: complex dtypes are not supported; otherwise NotImplementedError)."""
+    """Eigenvalues and eigenvectors of a real square matrix. When all eigenvalues are real,
+    real tensors come back (PyTorch returns complex ones always); otherwise complex tensors,
+    without a gradient."""
     return _out_tuple(_eig_result(*_eig(A, "linalg.eig", True)), out)
 
 
