@@ -171,3 +171,18 @@ def test_parallel_reduction_matches_serial(threads):
     assert_array_matches(t.sum(), a.sum(), 1e-12, 1e-9)
     assert_array_matches(t.t().amax(1), a.T.max(1), 0, 0)
     assert_array_matches(t.var(0), a.var(0, ddof=1), 1e-10, 1e-12)
+
+
+def test_all_any_over_no_dims_test_each_element():
+    # PyTorch: dim=() reduces nothing for all/any (while sum(dim=()) reduces everything)
+    x = torch.tensor([[0.0, 2.0], [3.0, 0.0]])
+    expected = (x.numpy() != 0).tolist()
+    assert x.all(dim=()).tolist() == expected and torch.any(x, dim=[]).tolist() == expected
+    u = torch.tensor([0, 5], dtype=torch.uint8)
+    assert u.all(dim=()).dtype == torch.uint8 and u.all(dim=()).tolist() == [0, 1]
+    assert x.sum(dim=()).item() == 5.0
+
+
+def test_square_of_bool_is_int64():
+    r = torch.tensor([True, False]).square()
+    assert r.dtype == torch.int64 and r.tolist() == [1, 0]

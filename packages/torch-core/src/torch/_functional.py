@@ -212,11 +212,26 @@ def argmin(input, dim=None, keepdim=False):
     return _C._argmin(input, dim, keepdim and dim is not None)[1]
 
 
+def _no_dims(dim):
+    return isinstance(dim, (tuple, list)) and len(dim) == 0
+
+
+def _truth(input):
+    """all/any over no dims (dim=()): each element's truth value, as PyTorch gives it (uint8
+    stays uint8, other dtypes give bool)."""
+    r = _C.ne(input, 0)
+    return r.to(_C.uint8) if input.dtype == _C.uint8 else r
+
+
 def all(input, dim=None, keepdim=False, *, out=None):
+    if _no_dims(dim):
+        return _out(_truth(input), out)
     return _out(_C._all(input, _dims(dim), keepdim, None), out)
 
 
 def any(input, dim=None, keepdim=False, *, out=None):
+    if _no_dims(dim):
+        return _out(_truth(input), out)
     return _out(_C._any(input, _dims(dim), keepdim, None), out)
 
 
@@ -408,6 +423,8 @@ def lerp(input, end, weight, *, out=None):
 
 
 def square(input, *, out=None):
+    if input.dtype == _C.bool:  # as pow(x, 2): bools square in int64
+        input = input.to(_C.int64)
     return _C.mul(input, input, out=out)
 
 
