@@ -7,7 +7,6 @@ import math
 import pytest
 
 import torch
-from torch import _C
 from torch.autograd import gradcheck, gradgradcheck
 
 F64 = torch.float64
@@ -334,22 +333,28 @@ def real_spectrum(seed):
     return torch.matmul(S * torch.tensor([1.0, 2.0, 4.0], dtype=F64), torch.linalg.inv(S))
 
 
-def test_eig():
-    def invariants(A):
-        w, V = torch.linalg.eig(A)
-        weights = torch.arange(1, 4, dtype=F64)
-        # V diag(c) V^-1 does not depend on the columns' scale; V * V not on their signs
-        return w, torch.matmul(V * weights, torch.linalg.inv(V)), V * V
+def _eig_invariants(A):
+    w, V = torch.linalg.eig(A)
+    weights = torch.arange(1, A.shape[-1] + 1, dtype=F64)
+    # V diag(c) V^-1 and |V| do not depend on each column's phase (which is arbitrary)
+    return w, torch.matmul(V * weights, torch.linalg.inv(V)), V.abs()
 
-    check(invariants, real_spectrum(0))
+
+def test_eig():
+    check(_eig_invariants, real_spectrum(0))
     check(torch.linalg.eigvals, non_contiguous(real_spectrum(1)))
 
 
-def test_eig_complex_eigenvalues_raise():
-    rotation = torch.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=F64, requires_grad=True)
-    wr, wi, V, _ = _C._linalg_eig(rotation, True)
-    with pytest.raises(NotImplementedError, match="complex eigenvalues"):
-        (wr.sum() + V.sum()).backward()
+def test_eig_complex_spectrum():
+    # a rotation by 0.7 rad scaled by 2, beside an eigenvalue 3: eigenvalues 2e^(+-0.7i), 3
+    c, s = 2 * math.cos(0.7), 2 * math.sin(0.7)
+    core = torch.tensor([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 3.0]], dtype=F64)
+    S = well_conditioned(3, 3, seed=2)
+    A = torch.matmul(torch.matmul(S, core), torch.linalg.inv(S))
+    w = torch.linalg.eigvals(A)
+    assert w.dtype == torch.complex128 and abs(float(w.imag.abs().max()) - s) < 1e-9
+    check(_eig_invariants, A)
+    check(lambda A: torch.linalg.eigvals(A).abs(), A)
 
 
 @pytest.mark.parametrize("shape_a, shape_b", [((4, 2), (4, 2)), ((3, 3), (3,)), ((2, 4), (2, 3))])
@@ -377,11 +382,3 @@ def test_matrix_power_and_multi_dot():
     check(lambda A: torch.linalg.matrix_power(A, -2), well_conditioned(2, 3, 3))
     v, B, C, w = randn(3, seed=1), randn(3, 2, seed=2), randn(2, 4, seed=3), randn(4, seed=4)
     check(lambda *ts: torch.linalg.multi_dot(ts), v, B, C, w)
-
-
-def test_eig_with_complex_eigenvalues_refuses_to_record():
-    rotation = torch.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=F64, requires_grad=True)
-    with pytest.raises(NotImplementedError, match="gradient of complex eigenvalues"):
-        torch.linalg.eig(rotation)
-    with torch.no_grad():
-        assert torch.linalg.eigvals(rotation).dtype == torch.complex128

@@ -266,10 +266,14 @@ void bind_grad(py::module_& m, py::class_<Tensor>& cls) {
     return st.use_count() == 1 && t.is_contiguous() && t.offset() == 0 &&
            size_t(t.numel()) * t.itemsize() == st->nbytes;
   });
-  // t.grad_fn = node and the flag, in one call (the recorder's hot path)
+  // t.grad_fn = node and the flag, in one call (the recorder's hot path); a real output is
+  // noted on the node (node._real_out), whose gradient the engine keeps real
   m.def("_set_grad_fn", [](py::handle t, py::handle node) {
-    t.cast<const Tensor&>().impl()->requires_grad = true;
+    const Tensor& tensor = t.cast<const Tensor&>();
+    tensor.impl()->requires_grad = true;
     if (PyObject_SetAttrString(t.ptr(), "grad_fn", node.ptr()) < 0) throw py::error_already_set();
+    if (!is_complex(tensor.dtype()) && PyObject_SetAttrString(node.ptr(), "_real_out", Py_True) < 0)
+      throw py::error_already_set();
   });
 }
 

@@ -184,8 +184,8 @@ using SvdFn = void (*)(const Tensor& a, const Tensor& s, const Tensor& u, const 
                        char jobz, const Tensor& info);
 using EighFn = void (*)(const Tensor& a, const Tensor& w, bool upper, bool vectors,
                         const Tensor& info);
-using EigFn = void (*)(const Tensor& a, const Tensor& wr, const Tensor& wi, const Tensor& v,
-                       bool vectors, const Tensor& info);
+using EigFn = void (*)(const Tensor& a, const Tensor& w, const Tensor& v, bool vectors,
+                       const Tensor& info);
 using TriSolveFn = void (*)(const Tensor& a, const Tensor& b, bool upper, bool unit);
 using LstsqFn = void (*)(const Tensor& a, const Tensor& b, const Tensor& s, const Tensor& rank,
                          double rcond, const Tensor& info);
@@ -297,17 +297,38 @@ void eigh_kernel(const Tensor& a, const Tensor& w, bool upper, bool vectors, con
                                                        mat<T>(a, i), w.data_as<T>() + i * n);
 }
 
+// w (B, n) and v (B, n, n) are complex; LAPACK's real form is unpacked: a conjugate pair
+// (wi_j > 0, wi_{j+1} = -wi_j) shares two real columns, v_j = vr_j + i vr_{j+1} and
+// v_{j+1} = conj(v_j).
 template <class T>
-void eig_kernel(const Tensor& a, const Tensor& wr, const Tensor& wi, const Tensor& v, bool vectors,
+void eig_kernel(const Tensor& a, const Tensor& w, const Tensor& v, bool vectors,
                 const Tensor& info) {
+  using C = std::complex<T>;
   int n = int(a.size(1));
-  T dummy[1];
+  std::vector<T> wr(n), wi(n), vr(vectors ? size_t(n) * n : 1);
   for (int64_t i = 0; i < a.size(0); i++) check_finite<T>(a, i, "linalg.eig");
-  for (int64_t i = 0; i < a.size(0); i++)
-    info.data_as<int>()[i] =
-        n == 0 ? 0
-               : Lapack<T>::geev(vectors ? 'V' : 'N', n, mat<T>(a, i), wr.data_as<T>() + i * n,
-                                 wi.data_as<T>() + i * n, vectors ? mat<T>(v, i) : dummy);
+  for (int64_t i = 0; i < a.size(0); i++) {
+    int status = n == 0 ? 0
+                        : Lapack<T>::geev(vectors ? 'V' : 'N', n, mat<T>(a, i), wr.data(),
+                                          wi.data(), vr.data());
+    info.data_as<int>()[i] = status;
+    if (status != 0) continue;
+    C* wc = w.data_as<C>() + i * n;
+    for (int j = 0; j < n; j++) wc[j] = C(wr[j], wi[j]);
+    if (!vectors) continue;
+    C* vc = mat<C>(v, i);
+    for (int j = 0; j < n; j++) {
+      const T* col = vr.data() + size_t(j) * n;
+      C* out = vc + size_t(j) * n;
+      if (wi[j] == 0) {
+        for (int r = 0; r < n; r++) out[r] = C(col[r], 0);
+      } else if (wi[j] > 0 && j + 1 < n) {
+        for (int r = 0; r < n; r++) out[r] = C(col[r], col[r + n]);
+      } else if (j > 0) {  // the second of a pair: the conjugate of the first
+        for (int r = 0; r < n; r++) out[r] = std::conj(vc[size_t(j - 1) * n + r]);
+      }
+    }
+  }
 }
 
 template <class T>
@@ -445,20 +466,19 @@ std::tuple<Tensor, Tensor, Tensor> linalg_eigh(const Tensor& a, bool upper, bool
   return {view(w, with(batch, {n})), v, view(info, batch)};
 }
 
-// returns (real parts, imaginary parts, right eigenvectors (real storage as LAPACK gives
-// them) or empty, info)
-std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_eig(const Tensor& a, bool vectors) {
+// returns (eigenvalues, right eigenvectors with unit-norm columns or empty, info); both
+// complex (complex64 for float32 input, complex128 for float64)
+std::tuple<Tensor, Tensor, Tensor> linalg_eig(const Tensor& a, bool vectors) {
   check_float(a, "linalg.eig");
   int64_t count, n = a.size(a.dim() - 1);
   to_int(n, "linalg.eig");
   Shape batch = batch_of(a, count);
-  Tensor buf = colmajor(a, count), wr = empty({count, n}, a.dtype()),
-         wi = empty({count, n}, a.dtype());
-  Tensor v = vectors ? empty({count, n, n}, a.dtype()) : empty({0}, a.dtype());
+  ScalarType ct = complex_dtype(a.dtype());
+  Tensor buf = colmajor(a, count), w = empty({count, n}, ct);
+  Tensor v = vectors ? empty({count, n, n}, ct) : empty({0}, ct);
   Tensor info = empty({count}, ScalarType::Int);
-  find_kernel<EigFn>(Op::eig, a.device(), a.dtype())(buf, wr, wi, v, vectors, info);
-  Shape ws = with(batch, {n});
-  return {view(wr, ws), view(wi, ws), vectors ? from_colmajor(v, batch) : v, view(info, batch)};
+  find_kernel<EigFn>(Op::eig, a.device(), a.dtype())(buf, w, v, vectors, info);
+  return {view(w, with(batch, {n})), vectors ? from_colmajor(v, batch) : v, view(info, batch)};
 }
 
 // a (..., m, n), b (..., m, k) with the same batch dims; returns (X (..., n, k), the

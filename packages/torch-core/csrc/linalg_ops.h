@@ -19,8 +19,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_svd(const Tensor& a, bool full
                                                       bool compute_uv);  // U, S, Vh, info
 std::tuple<Tensor, Tensor, Tensor> linalg_eigh(const Tensor& a, bool upper,
                                                bool vectors);  // w, V, info
-std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_eig(const Tensor& a,
-                                                      bool vectors);  // wr, wi, V, info
+std::tuple<Tensor, Tensor, Tensor> linalg_eig(const Tensor& a,
+                                              bool vectors);  // w, V (complex), info
 std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> linalg_lstsq(
     const Tensor& a, const Tensor& b, double rcond);  // X, residual rows, rank, S, info
 

@@ -106,12 +106,36 @@ def test_eig_real_eigenvalues():
     _close(torch.tensor(np.sort(np.real(torch.linalg.eigvals(A).numpy()))), np.sort(w))
 
 
-@pytest.mark.ours_only
 def test_eig_complex_eigenvalues_come_back_complex():
     A = torch.tensor([[0.0, -1.0], [1.0, 0.0]])
     w, V = torch.linalg.eig(A)
     assert w.dtype == torch.complex64 and V.dtype == torch.complex64
     np.testing.assert_allclose(A.numpy() @ V.numpy(), V.numpy() * w.numpy(), atol=1e-6)
+
+
+def test_eig_real_spectrum_is_complex_too():
+    w, V = torch.linalg.eig(torch.tensor([[2.0, 1.0], [0.0, 3.0]]))
+    assert w.dtype == torch.complex64 and V.dtype == torch.complex64
+    assert float(w.imag.abs().max()) == 0.0 and float(V.imag.abs().max()) == 0.0
+
+
+def test_complex_solve_and_inv_match_numpy():
+    rng_ = np.random.default_rng(3)
+    A = rng_.standard_normal((2, 4, 4)) + 1j * rng_.standard_normal((2, 4, 4))
+    B = rng_.standard_normal((2, 4, 3)) + 1j * rng_.standard_normal((2, 4, 3))
+    At, Bt = torch.from_numpy(A), torch.from_numpy(B)
+    np.testing.assert_allclose(torch.linalg.solve(At, Bt).numpy(), np.linalg.solve(A, B))
+    np.testing.assert_allclose(torch.linalg.inv(At).numpy(), np.linalg.inv(A), atol=1e-12)
+    x = torch.linalg.solve(At[0], Bt[0, :, 0])  # a vector right-hand side
+    np.testing.assert_allclose(x.numpy(), np.linalg.solve(A[0], B[0, :, 0]), atol=1e-12)
+    with pytest.raises(torch.linalg.LinAlgError):
+        torch.linalg.inv(torch.zeros(2, 2, dtype=torch.complex64))
+
+
+@pytest.mark.ours_only
+def test_complex_input_to_real_only_factorizations_says_so():
+    with pytest.raises(NotImplementedError, match="linalg.cholesky: complex matrices"):
+        torch.linalg.cholesky(torch.eye(2, dtype=torch.complex64))
 
 
 @pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3), (0, 2, 2)])

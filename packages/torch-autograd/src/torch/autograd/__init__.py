@@ -129,6 +129,38 @@ def backward(
                 t.grad = g if create_graph else g.detach() if t.grad is None else t.grad + g
 
 
+def _batched_grad(
+    outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads
+):
+    gos = _as_tuple(grad_outputs)
+    if len(gos) != len(outputs) or not all(isinstance(g, Tensor) for g in gos):
+        raise RuntimeError("grad(is_grads_batched=True): give one grad_outputs tensor per output")
+    count = gos[0].shape[0] if gos[0].dim() else 0
+    if count == 0 or any(g.dim() == 0 or g.shape[0] != count for g in gos):
+        raise RuntimeError(
+            "grad(is_grads_batched=True): every grad_outputs tensor needs the same batch size "
+            f"as its first dimension, got shapes {[tuple(g.shape) for g in gos]}"
+        )
+    rows = []
+    for b in range(count):
+        keep = True if b < count - 1 else retain_graph
+        rows.append(
+            grad(
+                outputs,
+                inputs,
+                tuple(g[b] for g in gos),
+                keep,
+                create_graph,
+                allow_unused=allow_unused,
+                materialize_grads=materialize_grads,
+            )
+        )
+    return tuple(
+        None if rows[0][k] is None else torch.stack([r[k] for r in rows])
+        for k in range(len(inputs))
+    )
+
+
 def grad(
     outputs,
     inputs,
@@ -144,8 +176,16 @@ def grad(
     touched).  ``allow_unused=True`` returns None for an input the outputs do not depend on."""
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
-    if is_grads_batched:
-        raise NotImplementedError("grad(is_grads_batched=True) is not supported")
+    if is_grads_batched:  # one backward per row of the grad_outputs (as vmap's fallback does)
+        return _batched_grad(
+            outputs,
+            inputs,
+            grad_outputs,
+            retain_graph,
+            create_graph,
+            allow_unused,
+            materialize_grads,
+        )
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor):
             raise TypeError(f"grad(): inputs[{i}] is a {type(t).__name__}, not a Tensor")

@@ -62,6 +62,14 @@ def _needed(nodes, targets):
     return needed
 
 
+def _real_output(node, nr):
+    """Whether output nr of node is a real tensor (its gradient must then be real)."""
+    meta = node._out_meta
+    if meta:
+        return meta[nr] is not None and not meta[nr][1].is_complex
+    return node._real_out
+
+
 def _add(a, b):
     if a is None:
         return b
@@ -198,6 +206,8 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
                 if needed is not None and not needed.get(child):
                     continue
                 if g is not None:
+                    if g.dtype.is_complex and _real_output(child, nr):
+                        g = g.real
                     buf = buffers.get(child)
                     if buf is None:
                         buf = buffers[child] = [None] * fn_outputs(child)
@@ -263,6 +273,8 @@ def _run_all(roots, grads, retain_graph, create_graph):
                 child, nr = e
                 g = out[i] if i < len(out) else None
                 if g is not None:
+                    if g.dtype.is_complex and _real_output(child, nr):
+                        g = g.real
                     buf = buffers.get(child)
                     if buf is None:
                         buf = buffers[child] = [None] * child.n_outputs

@@ -17,6 +17,7 @@ class FunctionCtx(Node):
     multi_output = True
     materialize_grads = True
     needs_input_grad = ()  # set by apply() before forward runs
+    _in_meta = ()  # per input: (dtype, shape) of a tensor that requires grad, else None
     _to_save = ()
     _dirty = ()
     _non_differentiable = ()
@@ -57,6 +58,7 @@ class FunctionCtx(Node):
         out = self._function.backward(self, *grads)
         if not isinstance(out, tuple):
             out = (out,)
+        out = tuple(_fit(self, i, g) for i, g in enumerate(out))
         n = len(self._edges)
         if len(out) < n:
             raise RuntimeError(
@@ -64,6 +66,38 @@ class FunctionCtx(Node):
                 f"(expected {n}, got {len(out)})"
             )
         return out[:n] if all(g is None for g in out[n:]) else _too_many(self, n, len(out))
+
+
+def _fit(node, i, g):
+    """A user's gradient for input i in that input's dtype (as PyTorch's engine converts it);
+    a wrong shape is an error."""
+    meta = node._in_meta[i] if i < len(node._in_meta) else None
+    if meta is None or not isinstance(g, Tensor):
+        return g
+    dtype, shape = meta
+    if tuple(g.shape) != shape and _expands_to(shape, tuple(g.shape)):
+        g = _sum_to(g, shape)  # a broadcast gradient, summed back to the input's shape
+    if tuple(g.shape) != shape:
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {i} - got "
+            f"{list(g.shape)} but expected shape compatible with {list(shape)}"
+        )
+    if g.dtype != dtype:
+        g = g.real if g.dtype.is_complex and not dtype.is_complex else g
+        g = g.to(dtype)
+    return g
+
+
+def _expands_to(shape, target):
+    if len(shape) > len(target):
+        return False
+    return all(s in (1, t) for s, t in zip(reversed(shape), reversed(target)))
+
+
+def _sum_to(g, shape):
+    lead = g.dim() - len(shape)
+    dims = list(range(lead)) + [lead + d for d, s in enumerate(shape) if s == 1]
+    return g.sum(dims, keepdim=True).reshape(shape) if dims else g
 
 
 def _too_many(node, n, got):
@@ -132,6 +166,10 @@ class Function(metaclass=_FunctionMeta):
 
 def _record(ctx, args, out):
     ctx._where = graph._user_frame()
+    ctx._in_meta = [
+        (a.dtype, tuple(a.shape)) if isinstance(a, Tensor) and a.requires_grad else None
+        for a in args
+    ]
     edges = [graph.edge(a) if isinstance(a, Tensor) else None for a in args]
     outs = out if isinstance(out, tuple) else (out,)
     dirty = ctx._dirty

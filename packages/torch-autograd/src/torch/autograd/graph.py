@@ -52,6 +52,9 @@ class Node:
     multi_output = False  # backward(*grads), one per output, instead of backward(grad)
     n_outputs = 1
     _out_meta = ()  # multi-output: (shape, dtype) per output, to materialize missing grads
+    # single output: True when it is real, so a complex gradient reaching it keeps only its
+    # real part (a real tensor's gradient is real); set wherever a node is hung on a tensor
+    _real_out = False
 
     def name(self):
         return type(self).__name__
@@ -254,6 +257,7 @@ def _fresh_view(t, base):
     from torch.autograd._views import AsStridedView
 
     t.grad_fn = AsStridedView.of(base, t, edge(base))
+    t.grad_fn._real_out = not t.dtype.is_complex
     t.output_nr = 0
     t._rebases_seen = base._rebases
     _mark_requires_grad(t)
@@ -398,6 +402,7 @@ def _attach(node, out):
     if isinstance(out, Tensor):
         if node.float_output or _differentiable(out):
             out.grad_fn = node
+            node._real_out = not out.dtype.is_complex
             _mark_requires_grad(out)
         return out
     meta = []
@@ -479,6 +484,7 @@ def _finish(cls, out, args, kwargs):
     node._where = _user_frame() if not anomaly["enabled"] else _forward_stack()
     if out.__class__ is Tensor:  # first, so that save() sees which tensors are its outputs
         out.grad_fn = node
+        node._real_out = not out.dtype.is_complex
         if not cls.float_output and not _differentiable(out):
             del out.grad_fn
         else:
@@ -528,6 +534,7 @@ def _record_inplace(gate, spec, target, args, kwargs):
     floating = _differentiable(target)
     if floating:  # before save(), so that a saved result is known as the node's output
         target.grad_fn = node
+        node._real_out = not target.dtype.is_complex
         target.output_nr = 0
     inputs = node.save(target, *save_args, **kwargs) if kwargs else node.save(target, *save_args)
     _link(node, inputs)
@@ -551,11 +558,13 @@ def _rebase_view(base, view, node, self_slots):
     copy = CopySlices(base, view, node, self_slots, edge(base))
     copy._where = node._where
     base.grad_fn = copy
+    copy._real_out = not base.dtype.is_complex
     base.output_nr = 0
     base._rebases += 1  # other views of base now re-derive their history (see edge)
     _mark_requires_grad(base)
     regen = AsStridedView.of(base, view, (copy, 0))
     view.grad_fn = regen
+    regen._real_out = not view.dtype.is_complex
     view.output_nr = 0
     view._rebases_seen = base._rebases
     _mark_requires_grad(view)

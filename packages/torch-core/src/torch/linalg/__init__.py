@@ -56,8 +56,9 @@ result_type("triangular_solve", ["solution", "cloned_coefficient"])
 # --- argument checks -----------------------------------------------------------------------
 
 
-def _matrix(A, op, square=False):
-    """Check A is a float tensor of matrices; return (A in a LAPACK dtype, the result dtype)."""
+def _matrix(A, op, square=False, complex_ok=False):
+    """Check A is a float tensor of matrices; return (A in a LAPACK dtype, the result dtype).
+    complex_ok: the op also takes complex matrices."""
     if not isinstance(A, Tensor):
         raise TypeError(f"{op}: expected a Tensor, got {type(A).__name__}")
     if A.dim() < 2:
@@ -68,6 +69,13 @@ def _matrix(A, op, square=False):
         raise RuntimeError(
             f"{op}: A must be batches of square matrices, but they are "
             f"{A.shape[-2]} by {A.shape[-1]} matrices"
+        )
+    if A.is_complex() and complex_ok:
+        return A, A.dtype
+    if A.is_complex():
+        raise NotImplementedError(
+            f"{op}: complex matrices are not supported yet (linalg.solve and linalg.inv take "
+            f"them); got {A.dtype}"
         )
     if not A.dtype.is_floating_point:
         raise RuntimeError(f"{op}: Expected a floating point tensor as input. Got {A.dtype}")
@@ -129,6 +137,18 @@ def _mT(A):  # noqa: N802
     return A.transpose(-2, -1)
 
 
+def _solve_ex_core(A, B):
+    """(X, info) with A X = B.  LAPACK is wrapped for real dtypes only, so a complex system
+    is solved as the real one [[Re A, -Im A], [Im A, Re A]] [Re X; Im X] = [Re B; Im B]
+    (singular exactly when A is: its determinant is |det A|^2)."""
+    if not A.is_complex():
+        return _C._linalg_solve_ex(A, B)
+    n = A.shape[-1]
+    real = torch.cat((torch.cat((A.real, -A.imag), -1), torch.cat((A.imag, A.real), -1)), -2)
+    X, info = _C._linalg_solve_ex(real, torch.cat((B.real, B.imag), -2))
+    return torch.complex(X.narrow(-2, 0, n), X.narrow(-2, n, n)), info
+
+
 def _eye_like(A):
     n = A.shape[-1]
     return torch.eye(n, dtype=A.dtype).expand(*A.shape)
@@ -142,8 +162,8 @@ def _batch_broadcast(*shapes):
 
 
 def inv_ex(A, *, check_errors=False, out=None):
-    A, dtype = _matrix(A, "linalg.inv", square=True)
-    X, info = _C._linalg_solve_ex(A, _eye_like(A))
+    A, dtype = _matrix(A, "linalg.inv", square=True, complex_ok=True)
+    X, info = _solve_ex_core(A, _eye_like(A))
     if check_errors:
         _raise_on(info, "linalg.inv", _singular)
     return _inv_ex(_out(X.to(dtype), out[0] if out is not None else None), info)
@@ -151,8 +171,8 @@ def inv_ex(A, *, check_errors=False, out=None):
 
 def inv(A, *, out=None):
     """The inverse of each square matrix of A; LinAlgError when one is singular."""
-    A2, dtype = _matrix(A, "linalg.inv", square=True)
-    X, info = _C._linalg_solve_ex(A2, _eye_like(A2))
+    A2, dtype = _matrix(A, "linalg.inv", square=True, complex_ok=True)
+    X, info = _solve_ex_core(A2, _eye_like(A2))
     _raise_on(info, "linalg.inv", _singular)
     return _out(X.to(dtype), out)
 
@@ -212,7 +232,7 @@ def logdet(A):
 
 
 def _solve(A, B, left, op):
-    A2, dtype = _matrix(A, op, square=True)
+    A2, dtype = _matrix(A, op, square=True, complex_ok=True)
     _same_dtype(A, B, op)
     B2 = B.to(A2.dtype)
     if not left:  # X A = B  <=>  A^T X^T = B^T
@@ -229,7 +249,7 @@ def _solve(A, B, left, op):
             f"({A2.shape[-2]}x{n} and {Bm.shape[-2]}x{Bm.shape[-1]})"
         )
     batch = _batch_broadcast(A2.shape[:-2], Bm.shape[:-2])
-    X, info = _C._linalg_solve_ex(A2.expand(*batch, n, n), Bm.expand(*batch, n, Bm.shape[-1]))
+    X, info = _solve_ex_core(A2.expand(*batch, n, n), Bm.expand(*batch, n, Bm.shape[-1]))
     return (X.squeeze(-1) if vector else X).to(dtype), info
 
 
@@ -386,32 +406,15 @@ def eigvalsh(A, UPLO="L", *, out=None):  # noqa: N803
 
 
 def _eig(A, op, vectors):
-    A2, dtype = _matrix(A, op, square=True)
-    wr, wi, V, info = _C._linalg_eig(A2, vectors)
+    A2, _ = _matrix(A, op, square=True)
+    w, V, info = _C._linalg_eig(A2, vectors)
     _raise_on(info, op, _no_convergence)
-    if not (wi.numel() and bool((wi != 0).any())):
-        return wr.to(dtype), V.to(dtype)
-    # complex eigenvalues: LAPACK's real form holds a conjugate pair's vector in two columns,
-    # v_j = V[:, j] + i V[:, j+1] (where wi_j > 0) and v_{j+1} = conj(v_j)
-    if torch.is_grad_enabled() and A.requires_grad:
-        raise NotImplementedError(
-            f"{op}: the gradient of complex eigenvalues or eigenvectors is not implemented "
-            "(the result is complex); for symmetric matrices use torch.linalg.eigh"
-        )
-    w = torch.complex(wr, wi)
-    if vectors:
-        pos, neg = (wi > 0).unsqueeze(-2), (wi < 0).unsqueeze(-2)
-        real = torch.where(neg, V.roll(1, -1), V)
-        imag = torch.where(pos, V.roll(-1, -1), torch.where(neg, -V, torch.zeros_like(V)))
-        V = torch.complex(real, imag)
-    cdtype = torch.complex128 if dtype == torch.float64 else torch.complex64
-    return w.to(cdtype), V.to(cdtype)
+    return w, V
 
 
 def eig(A, *, out=None):
-    """Eigenvalues and eigenvectors of a real square matrix. When all eigenvalues are real,
-    real tensors come back (PyTorch returns complex ones always); otherwise complex tensors,
-    without a gradient."""
+    """Eigenvalues and eigenvectors (unit-norm columns) of a real square matrix, always as
+    complex tensors (complex64 for float32 input, complex128 for float64), as in PyTorch."""
     return _out_tuple(_eig_result(*_eig(A, "linalg.eig", True)), out)
 
 

@@ -263,39 +263,31 @@ class LinalgEighBackward0(_Factorization):
 
 
 class LinalgEigBackward0(_Factorization):
-    """A = V diag(w) V^-1 for real eigenvalues, with unit-norm columns of V:
-    gA = V^-T (diag(gw) + F o (V^T gV - V^T V diag(diag(V^T gV)))) V^T, F[i, j] =
-    1/(w_j - w_i).  The imaginary parts stay 0 near such an A, so they get no gradient;
-    complex eigenvalues raise."""
+    """A = V diag(w) V^-1 (complex w, V with unit-norm columns): with G = V^H gV,
+    gA = V^-H (diag(gw) + conj(F) o (G - V^H V diag(Re diag G))) V^H, F[i, j] = 1/(w_j - w_i);
+    the real part for a real A.  The phase of each eigenvector is arbitrary, so a loss that
+    depends on it has no gradient (Im diag G should be 0)."""
 
     names = ("_linalg_eig",)
 
     def save(self, out, A, vectors):
         self.vectors = vectors
-        wr, wi, V = out[0], out[1], out[2]
-        self.save_for_backward(*((wr, wi, V) if vectors else (wi, A)))
+        self.save_for_backward(*((out[0], out[1]) if vectors else (A,)))
         return (A,)
 
-    def backward(self, gwr, _gwi=None, gV=None, _info=None):
+    def backward(self, gw, gV=None, _info=None):
         if self.vectors:
-            w, wi, V = self.saved_tensors
-        else:
-            wi, A = self.saved_tensors
-        if wi.numel() and bool((wi != 0).any()):
-            raise NotImplementedError(
-                "linalg_eig backward: the input has complex eigenvalues, whose gradient needs "
-                "complex dtypes (not supported); for symmetric matrices use linalg.eigh"
-            )
-        if not self.vectors:
+            w, V = self.saved_tensors
+        else:  # eigvals: recompute the vectors
+            (A,) = self.saved_tensors
             w, V = torch.linalg.eig(A)
-        inner = _diag(gwr) if gwr is not None else torch.zeros_like(_diag(w))
+        inner = _diag(gw) if gw is not None else torch.zeros_like(_diag(w))
+        Vh = _mT(V).conj()
         if gV is not None:
-            VtgV = torch.matmul(_mT(V), gV)
-            VtV = torch.matmul(_mT(V), V)
-            # the unit-norm constraint fixes the diagonal of V^-1 dV
-            VtgV = VtgV - VtV * VtgV.diagonal(0, -2, -1).unsqueeze(-2)
-            inner = inner + _gaps_inverse(w) * VtgV
-        return (torch.linalg.solve(_mT(V), torch.matmul(inner, _mT(V))),)
+            G = torch.matmul(Vh, gV)
+            G = G - torch.matmul(Vh, V) * G.diagonal(0, -2, -1).real.unsqueeze(-2)
+            inner = inner + _gaps_inverse(w).conj() * G
+        return (torch.linalg.solve(Vh, torch.matmul(inner, Vh)).real,)
 
 
 # ---------------------------------------------------------------- least squares
