@@ -2,6 +2,7 @@
 // floats compute in float32 through it; integer types use a plain loop (off the main path).
 #include <cblas.h>
 
+#include "cpu_gemm.h"
 #include "ops.h"
 
 namespace tc {
@@ -59,12 +60,10 @@ void blas_gemm(const GemmArgs& g) {
     c128 alpha = g.alpha.to<c128>(), beta = g.beta.to<c128>();
     scipy_cblas_zgemm(CblasRowMajor, ta, tb, m, n, k, &alpha, a.data(), lda, b.data(), ldb, &beta,
                       c.data(), ldc);
-  } else if constexpr (std::is_same_v<T, float>)
-    scipy_cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, g.alpha.to<float>(), a.data_as<float>(), lda,
-                      b.data_as<float>(), ldb, g.beta.to<float>(), c.data_as<float>(), ldc);
-  else
-    scipy_cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, g.alpha.to<double>(), a.data_as<double>(),
-                      lda, b.data_as<double>(), ldb, g.beta.to<double>(), c.data_as<double>(), ldc);
+  } else {
+    cpu_gemm<T>(ta == CblasTrans, tb == CblasTrans, m, n, k, g.alpha.to<T>(), a.data_as<T>(), lda,
+                b.data_as<T>(), ldb, g.beta.to<T>(), c.data_as<T>(), ldc);
+  }
 }
 
 template <class T>

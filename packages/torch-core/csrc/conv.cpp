@@ -18,13 +18,13 @@
 // single-threaded here: all threads are OpenMP's (OpenBLAS's own would compete with them).
 // col2im (conv_transpose) writes overlapping parts of an image, so the blocks of one sample
 // run in order on one thread.
-#include <cblas.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <vector>
 
-#include "ops.h"
+#include "cpu_gemm.h"
+#include "nn_kernels.h"
 
 namespace tc {
 
@@ -34,24 +34,10 @@ namespace {
 // One sample, padded to 3 spatial dims (missing leading dims have size 1): an image of C
 // channels and size `in`, and the kernel positions `out` it is sampled at. A line is the
 // run of out[2] positions at one (z, y): a sample has out[0] * out[1] lines.
-struct Geom {
-  int64_t C = 0;
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1};
-  int64_t s[3] = {1, 1, 1}, p[3] = {0, 0, 0}, d[3] = {1, 1, 1};
-  int64_t in_n() const { return in[0] * in[1] * in[2]; }
-  int64_t out_n() const { return out[0] * out[1] * out[2]; }
-  int64_t k_n() const { return k[0] * k[1] * k[2]; }
-  int64_t lines() const { return out[0] * out[1]; }
-  bool identity() const {  // 1x1 kernel, stride 1, no padding: the columns are the image
-    for (int i = 0; i < 3; i++)
-      if (k[i] != 1 || s[i] != 1 || p[i] != 0 || in[i] != out[i]) return false;
-    return true;
-  }
-};
 
-Geom make_geom(int64_t C, const int64_t* in, const int64_t* out, const Shape& k, const Shape& s,
-               const Shape& p, const Shape& d) {
-  Geom g;
+ConvGeom make_geom(int64_t C, const int64_t* in, const int64_t* out, const Shape& k, const Shape& s,
+                   const Shape& p, const Shape& d) {
+  ConvGeom g;
   g.C = C;
   int off = 3 - int(k.size());
   for (size_t i = 0; i < k.size(); i++) {
@@ -78,7 +64,7 @@ inline void valid_range(int64_t off, int64_t s, int64_t in, int64_t out, int64_t
 // src the offset of the image line it reads (-1: all padding); the line's element x reads
 // image[src + x * s + off] for x in [lo, hi) and is zero elsewhere.
 template <class F>
-void for_lines(const Geom& g, int64_t r0, int64_t r1, int64_t t0, int64_t t1, const F& f) {
+void for_lines(const ConvGeom& g, int64_t r0, int64_t r1, int64_t t0, int64_t t1, const F& f) {
   const int64_t K = g.k_n(), plane = g.in[1] * g.in[2];
   for (int64_t r = r0; r < r1; r++) {
     int64_t c = r / K, kk = r % K;
@@ -98,7 +84,7 @@ void for_lines(const Geom& g, int64_t r0, int64_t r1, int64_t t0, int64_t t1, co
 
 // Rows [r0, r1), lines [t0, t1) of im2col(im) into col (row stride ld).
 template <class T>
-void im2col(const Geom& g, const T* im, T* col, int64_t ld, int64_t r0, int64_t r1, int64_t t0,
+void im2col(const ConvGeom& g, const T* im, T* col, int64_t ld, int64_t r0, int64_t r1, int64_t t0,
             int64_t t1) {
   const int64_t W = g.out[2], s = g.s[2];
   for_lines(g, r0, r1, t0, t1,
@@ -121,7 +107,7 @@ void im2col(const Geom& g, const T* im, T* col, int64_t ld, int64_t r0, int64_t 
 // im[c] += the columns (row stride ld) of channels [c0, c1), lines [t0, t1), put back in
 // place: the adjoint of im2col.
 template <class T>
-void col2im(const Geom& g, const T* col, int64_t ld, T* im, int64_t c0, int64_t c1, int64_t t0,
+void col2im(const ConvGeom& g, const T* col, int64_t ld, T* im, int64_t c0, int64_t c1, int64_t t0,
             int64_t t1) {
   const int64_t K = g.k_n(), s = g.s[2];
   for_lines(g, c0 * K, c1 * K, t0, t1,
@@ -137,40 +123,17 @@ void col2im(const Geom& g, const T* col, int64_t ld, T* im, int64_t c0, int64_t 
 }
 
 // ---------------------------------------------------------------- BLAS
-// c (m x n, ldc) = a @ b + beta * c, row-major; ta/tb: a/b are stored transposed.
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-          const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (beta == 0)
-      for (int64_t i = 0; i < m; i++) std::fill(c + i * ldc, c + i * ldc + n, 0.f);
-    return;
-  }
-  scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                    int(m), int(n), int(k), 1.f, a, int(lda), b, int(ldb), beta, c, int(ldc));
-}
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
-          const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (beta == 0)
-      for (int64_t i = 0; i < m; i++) std::fill(c + i * ldc, c + i * ldc + n, 0.0);
-    return;
-  }
-  scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                    int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb), beta, c, int(ldc));
-}
-
 // gemm across nt threads, split by the columns of c (BLAS itself runs single-threaded)
 template <class T>
 void pgemm(int nt, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
            const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  if (nt <= 1 || n < 64 * nt) return gemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
+  if (nt <= 1 || n < 64 * nt) return cpu_gemm(ta, tb, m, n, k, T(1), a, lda, b, ldb, beta, c, ldc);
 #pragma omp parallel num_threads(nt)
   {
     int64_t t = omp_get_thread_num(), p = omp_get_num_threads();
     int64_t j0 = n * t / p / 16 * 16, j1 = t + 1 == p ? n : n * (t + 1) / p / 16 * 16;
-    gemm(ta, tb, m, j1 - j0, k, a, lda, tb ? b + j0 * ldb : b + j0, ldb, beta, c + j0, ldc);
+    cpu_gemm(ta, tb, m, j1 - j0, k, T(1), a, lda, tb ? b + j0 * ldb : b + j0, ldb, beta, c + j0,
+             ldc);
   }
 }
 
@@ -192,7 +155,7 @@ struct Block {
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // rows: of the column matrix; work: multiply-adds of the whole op
-Blocks make_blocks(int64_t N, const Geom& g, int64_t rows, size_t item, bool whole_samples,
+Blocks make_blocks(int64_t N, const ConvGeom& g, int64_t rows, size_t item, bool whole_samples,
                    int64_t work) {
   const int64_t L = g.out_n(), lines = g.lines();
   const int nt = work >= kGrain ? get_num_threads() : 1;
@@ -253,7 +216,7 @@ void for_blocks(const Blocks& b, int64_t N, int64_t lines, const F& f) {
 
 // The block's columns: im2col of samples n0.. (C*K rows, row stride ld), nt threads.
 template <class T>
-void block_columns(const Geom& g, const T* x, const Block& k, T* col, int64_t ld, int nt) {
+void block_columns(const ConvGeom& g, const T* x, const Block& k, T* col, int64_t ld, int nt) {
   const int64_t rows = g.C * g.k_n(), lt = (k.t1 - k.t0) * g.out[2];
   for (int64_t b = 0; b < k.nb; b++) {
     const T* xn = x + (k.n0 + b) * g.C * g.in_n();
@@ -279,8 +242,8 @@ void gather(const T* t, const Block& k, int64_t R, int64_t L, T* dst) {
 // ---------------------------------------------------------------- kernels
 // x (N, C, *in), w (O, C/G, *k), y (N, O, *out); g describes x.
 template <class T>
-void conv_kernel(const T* x, const T* w, const T* bias, T* y, int64_t N, const Geom& g, int64_t O,
-                 int64_t G) {
+void conv_kernel(const T* x, const T* w, const T* bias, T* y, int64_t N, const ConvGeom& g,
+                 int64_t O, int64_t G) {
   const int64_t L = g.out_n(), CKg = g.C / G * g.k_n(), Og = O / G, rows = g.C * g.k_n();
   const bool direct = g.identity();
   Blocks bl = make_blocks(N, g, rows, sizeof(T), false, N * L * rows * Og);
@@ -324,8 +287,8 @@ void conv_kernel(const T* x, const T* w, const T* bias, T* y, int64_t N, const G
 
 // x (N, C, *out), w (C, O/G, *k), y (N, O, *in); g describes y (the image col2im writes).
 template <class T>
-void conv_transpose_kernel(const T* x, const T* w, const T* bias, T* y, int64_t N, const Geom& g,
-                           int64_t C, int64_t G) {
+void conv_transpose_kernel(const T* x, const T* w, const T* bias, T* y, int64_t N,
+                           const ConvGeom& g, int64_t C, int64_t G) {
   const int64_t L = g.out_n(), O = g.C, Cg = C / G, OKg = O / G * g.k_n(), rows = O * g.k_n();
   const int64_t Y = g.in_n();
   Blocks bl = make_blocks(N, g, rows, sizeof(T), true, N * L * rows * Cg);
@@ -372,7 +335,7 @@ void conv_transpose_kernel(const T* x, const T* w, const T* bias, T* y, int64_t 
 
 // gw (O, C/G, *k) = sum_n gy[n] @ im2col(x[n])^T; x (N, C, *in), gy (N, O, *out).
 template <class T>
-void weight_grad_kernel(const T* x, const T* gy, T* gw, int64_t N, const Geom& g, int64_t O,
+void weight_grad_kernel(const T* x, const T* gy, T* gw, int64_t N, const ConvGeom& g, int64_t O,
                         int64_t G) {
   const int64_t L = g.out_n(), CKg = g.C / G * g.k_n(), Og = O / G, rows = g.C * g.k_n();
   const int64_t wn = O * CKg;
@@ -434,7 +397,7 @@ struct Shift {
 // at most a third of the columns wasted.
 constexpr int64_t kShiftDepth = 16;
 
-bool shift_fits(const Geom& g, int64_t depth) {
+bool shift_fits(const ConvGeom& g, int64_t depth) {
   if (g.k_n() == 1 || depth < kShiftDepth) return false;
   int64_t padded = 1;
   for (int i = 0; i < 3; i++) {
@@ -445,7 +408,7 @@ bool shift_fits(const Geom& g, int64_t depth) {
 }
 
 // channels: both sides' (image and columns) together, sizing a block's buffers
-Shift make_shift(const Geom& g, int64_t N, int64_t channels, size_t item) {
+Shift make_shift(const ConvGeom& g, int64_t N, int64_t channels, size_t item) {
   Shift sh;
   for (int i = 0; i < 3; i++) sh.P[i] = g.in[i] + 2 * g.p[i];
   sh.st[2] = 1, sh.st[1] = sh.P[2], sh.st[0] = sh.P[1] * sh.P[2];
@@ -530,8 +493,8 @@ const int64_t kNoPad[3] = {0, 0, 0};
 
 // conv, stride 1: x (N, C, *in), w (O, C/G, *k), y (N, O, *out); g describes x.
 template <class T>
-void shift_conv(const T* x, const T* w, const T* bias, T* y, int64_t N, const Geom& g, int64_t O,
-                int64_t G) {
+void shift_conv(const T* x, const T* w, const T* bias, T* y, int64_t N, const ConvGeom& g,
+                int64_t O, int64_t G) {
   const int64_t C = g.C, Cg = C / G, Og = O / G, K = g.k_n();
   const Shift sh = make_shift(g, N, C + O, sizeof(T));
   const std::vector<T> wt = taps_first(w, O, Cg, K);
@@ -552,7 +515,7 @@ void shift_conv(const T* x, const T* w, const T* bias, T* y, int64_t N, const Ge
 
 // conv_transpose, stride 1: x (N, C, *out), w (C, O/G, *k), y (N, O, *in); g describes y.
 template <class T>
-void shift_conv_transpose(const T* x, const T* w, const T* bias, T* y, int64_t N, const Geom& g,
+void shift_conv_transpose(const T* x, const T* w, const T* bias, T* y, int64_t N, const ConvGeom& g,
                           int64_t C, int64_t G) {
   const int64_t O = g.C, Cg = C / G, Og = O / G, K = g.k_n();
   const Shift sh = make_shift(g, N, C + O, sizeof(T));
@@ -575,7 +538,7 @@ void shift_conv_transpose(const T* x, const T* w, const T* bias, T* y, int64_t N
 
 // weight grad, stride 1: x (N, C, *in), gy (N, O, *out), gw (O, C/G, *k); g describes x.
 template <class T>
-void shift_weight_grad(const T* x, const T* gy, T* gw, int64_t N, const Geom& g, int64_t O,
+void shift_weight_grad(const T* x, const T* gy, T* gw, int64_t N, const ConvGeom& g, int64_t O,
                        int64_t G) {
   const int64_t C = g.C, Cg = C / G, Og = O / G, K = g.k_n(), wn = O * Cg * K;
   const Shift sh = make_shift(g, N, C + O, sizeof(T));
@@ -612,8 +575,8 @@ int threads_for(int64_t work) { return work >= kGrain ? get_num_threads() : 1; }
 
 // conv: x (N, C, *in), w (O, C/G, *k), y (N, O, *out); g describes x.
 template <class T>
-void conv_direct(const T* x, const T* w, const T* bias, T* y, int64_t N, const Geom& g, int64_t O,
-                 int64_t G) {
+void conv_direct(const T* x, const T* w, const T* bias, T* y, int64_t N, const ConvGeom& g,
+                 int64_t O, int64_t G) {
   const int64_t L = g.out_n(), K = g.k_n(), Cg = g.C / G, Og = O / G, s = g.s[2];
 #pragma omp parallel for num_threads(threads_for(N * O * L * Cg * K)) schedule(static)
   for (int64_t i = 0; i < N * O; i++) {
@@ -636,8 +599,8 @@ void conv_direct(const T* x, const T* w, const T* bias, T* y, int64_t N, const G
 
 // conv_transpose: x (N, C, *out), w (C, O/G, *k), y (N, O, *in); g describes y.
 template <class T>
-void conv_transpose_direct(const T* x, const T* w, const T* bias, T* y, int64_t N, const Geom& g,
-                           int64_t C, int64_t G) {
+void conv_transpose_direct(const T* x, const T* w, const T* bias, T* y, int64_t N,
+                           const ConvGeom& g, int64_t C, int64_t G) {
   const int64_t L = g.out_n(), K = g.k_n(), O = g.C, Cg = C / G, Og = O / G, Y = g.in_n();
   const int64_t s = g.s[2];
 #pragma omp parallel for num_threads(threads_for(N * O * L * Cg * K)) schedule(static)
@@ -664,7 +627,7 @@ void conv_transpose_direct(const T* x, const T* w, const T* bias, T* y, int64_t 
 // weight grad: x (N, C, *in), gy (N, O, *out), gw (O, C/G, *k); g describes x. One weight
 // per iteration (its sum runs over the batch).
 template <class T>
-void weight_grad_direct(const T* x, const T* gy, T* gw, int64_t N, const Geom& g, int64_t O,
+void weight_grad_direct(const T* x, const T* gy, T* gw, int64_t N, const ConvGeom& g, int64_t O,
                         int64_t G) {
   const int64_t L = g.out_n(), CKg = g.C / G * g.k_n(), Og = O / G, s = g.s[2];
 #pragma omp parallel for num_threads(threads_for(N * O * L * CKg)) schedule(static)
@@ -691,7 +654,7 @@ void weight_grad_direct(const T* x, const T* gy, T* gw, int64_t N, const Geom& g
 
 // unfold: col (N, C*K, L) = im2col(x[n]); fold: y (N, C, *in) = col2im(col[n])
 template <class T>
-void im2col_kernel(const T* x, T* col, int64_t N, const Geom& g) {
+void im2col_kernel(const T* x, T* col, int64_t N, const ConvGeom& g) {
   const int64_t K = g.k_n(), L = g.out_n();
   int nt = N * g.C * K * L >= kGrain ? get_num_threads() : 1;
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -702,7 +665,7 @@ void im2col_kernel(const T* x, T* col, int64_t N, const Geom& g) {
 }
 
 template <class T>
-void col2im_kernel(const T* col, T* y, int64_t N, const Geom& g) {
+void col2im_kernel(const T* col, T* y, int64_t N, const ConvGeom& g) {
   const int64_t K = g.k_n(), L = g.out_n();
   std::fill(y, y + N * g.C * g.in_n(), T(0));
   int nt = N * g.C * K * L >= kGrain ? get_num_threads() : 1;
@@ -713,12 +676,50 @@ void col2im_kernel(const T* col, T* y, int64_t N, const Geom& g) {
   }
 }
 
-template <class F>
-void visit_float(ScalarType t, const F& f) {
-  if (t == ScalarType::Float)
-    f(float());
+// ---------------------------------------------------------------- the registered kernels
+// Each picks the CPU algorithm: direct loops for thin groups (depthwise), shifted GEMMs
+// where the image fits (Note [Blocks]), im2col/col2im GEMMs otherwise.
+template <class T>
+void conv_cpu(const ConvPlan& c, const Tensor& xt, const Tensor& wt, const Tensor& bt,
+              const Tensor& yt) {
+  const T *x = xt.data_as<T>(), *w = wt.data_as<T>(), *b = bt.defined() ? bt.data_as<T>() : nullptr;
+  T* y = yt.data_as<T>();
+  const ConvGeom& g = c.g;
+  if (c.transposed && c.C / c.groups <= kThin)
+    conv_transpose_direct<T>(x, w, b, y, c.N, g, c.C, c.groups);
+  else if (c.transposed && shift_fits(g, c.C / c.groups))
+    shift_conv_transpose<T>(x, w, b, y, c.N, g, c.C, c.groups);
+  else if (c.transposed)
+    conv_transpose_kernel<T>(x, w, b, y, c.N, g, c.C, c.groups);
+  else if (c.O / c.groups <= kThin)
+    conv_direct<T>(x, w, b, y, c.N, g, c.O, c.groups);
+  else if (shift_fits(g, c.C / c.groups))
+    shift_conv<T>(x, w, b, y, c.N, g, c.O, c.groups);
   else
-    f(double());
+    conv_kernel<T>(x, w, b, y, c.N, g, c.O, c.groups);
+}
+
+template <class T>
+void conv_weight_grad_cpu(const ConvPlan& c, const Tensor& xt, const Tensor& gyt,
+                          const Tensor& gwt) {
+  const T *x = xt.data_as<T>(), *gy = gyt.data_as<T>();
+  T* gw = gwt.data_as<T>();
+  if (c.O / c.groups <= kThin)
+    weight_grad_direct<T>(x, gy, gw, c.N, c.g, c.O, c.groups);
+  else if (shift_fits(c.g, c.C / c.groups))
+    shift_weight_grad<T>(x, gy, gw, c.N, c.g, c.O, c.groups);
+  else
+    weight_grad_kernel<T>(x, gy, gw, c.N, c.g, c.O, c.groups);
+}
+
+template <class T>
+void im2col_cpu(const ConvGeom& g, int64_t N, const Tensor& x, const Tensor& col) {
+  im2col_kernel<T>(x.data_as<T>(), col.data_as<T>(), N, g);
+}
+
+template <class T>
+void col2im_cpu(const ConvGeom& g, int64_t N, const Tensor& col, const Tensor& y) {
+  col2im_kernel<T>(col.data_as<T>(), y.data_as<T>(), N, g);
 }
 
 // ---------------------------------------------------------------- checks
@@ -734,8 +735,6 @@ void check_float(const std::string& op, const char* what, const Tensor& t) {
   ScalarType dt = t.dtype();
   TC_CHECK(dt == ScalarType::Float || dt == ScalarType::Double, Type, op,
            ": only float32 and float64 are supported, but ", what, " has dtype ", dtype_name(dt));
-  TC_CHECK(t.device().type == DeviceType::CPU, Runtime, op, ": ", what,
-           " must be a CPU tensor, got ", t.device().str());
 }
 
 void check_same_dtype(const std::string& op, const char* what, const Tensor& t, const Tensor& x) {
@@ -769,6 +768,13 @@ int64_t spatial_nd(const std::string& op, const Tensor& w) {
 }
 
 }  // namespace
+
+void register_conv_kernels() {
+  reg_each<float, double>(Op::conv, TC_KERNEL(conv_cpu));
+  reg_each<float, double>(Op::conv_weight_grad, TC_KERNEL(conv_weight_grad_cpu));
+  reg_each<float, double>(Op::im2col, TC_KERNEL(im2col_cpu));
+  reg_each<float, double>(Op::col2im, TC_KERNEL(col2im_cpu));
+}
 
 // ---------------------------------------------------------------- front ends
 Tensor conv(const Tensor& input, const Tensor& weight, const Tensor& bias, const Shape& stride,
@@ -855,30 +861,17 @@ Tensor conv(const Tensor& input, const Tensor& weight, const Tensor& bias, const
   }
   Shape out_shape{N, O};
   for (int64_t s : out_sp) out_shape.push_back(s);
-  Tensor y = empty(out_shape, input.dtype());
+  Tensor y = empty(out_shape, input.dtype(), input.device());
   if (y.numel() == 0) return y;
   Tensor x = contiguous(input), w = contiguous(weight),
          b = bias.defined() ? contiguous(bias) : Tensor();
   // g: the image im2col reads (conv) or col2im writes (conv_transpose)
-  Geom g = transposed ? make_geom(O, out_sp.data(), in_sp.data(), k_sp, stride, padding, dilation)
-                      : make_geom(C, in_sp.data(), out_sp.data(), k_sp, stride, padding, dilation);
+  ConvGeom g = transposed
+                   ? make_geom(O, out_sp.data(), in_sp.data(), k_sp, stride, padding, dilation)
+                   : make_geom(C, in_sp.data(), out_sp.data(), k_sp, stride, padding, dilation);
   check_blas_size(op, {g.C * g.k_n(), g.out_n(), O, C});
-  visit_float(x.dtype(), [&](auto t) {
-    using T = decltype(t);
-    const T* pb = b.defined() ? b.data_as<T>() : nullptr;
-    if (transposed && C / groups <= kThin)
-      conv_transpose_direct<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, C, groups);
-    else if (transposed && shift_fits(g, C / groups))
-      shift_conv_transpose<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, C, groups);
-    else if (transposed)
-      conv_transpose_kernel<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, C, groups);
-    else if (O / groups <= kThin)
-      conv_direct<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, O, groups);
-    else if (shift_fits(g, C / groups))
-      shift_conv<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, O, groups);
-    else
-      conv_kernel<T>(x.data_as<T>(), w.data_as<T>(), pb, y.data_as<T>(), N, g, O, groups);
-  });
+  ConvPlan plan{g, N, C, O, groups, transposed};
+  find_kernel<ConvFn>(Op::conv, x.device(), x.dtype())(plan, x, w, b, y);
   return y;
 }
 
@@ -909,24 +902,17 @@ Tensor conv_weight_grad(const Tensor& input, const Tensor& grad, const Shape& we
   Shape in_sp(input.sizes().begin() + 2, input.sizes().end()),
       out_sp(grad.sizes().begin() + 2, grad.sizes().end()),
       k_sp(weight_size.begin() + 2, weight_size.end());
-  Tensor gw = empty(weight_size, input.dtype());
+  Tensor gw = empty(weight_size, input.dtype(), input.device());
   if (gw.numel() == 0) return gw;
   if (N == 0 || grad.numel() == 0 || input.numel() == 0) {
     fill_(gw, Scalar::from_int(0));
     return gw;
   }
   Tensor x = contiguous(input), gy = contiguous(grad);
-  Geom g = make_geom(C, in_sp.data(), out_sp.data(), k_sp, stride, padding, dilation);
+  ConvGeom g = make_geom(C, in_sp.data(), out_sp.data(), k_sp, stride, padding, dilation);
   check_blas_size(op, {g.C * g.k_n(), g.out_n(), O});
-  visit_float(x.dtype(), [&](auto t) {
-    using T = decltype(t);
-    if (O / groups <= kThin)
-      weight_grad_direct<T>(x.data_as<T>(), gy.data_as<T>(), gw.data_as<T>(), N, g, O, groups);
-    else if (shift_fits(g, C / groups))
-      shift_weight_grad<T>(x.data_as<T>(), gy.data_as<T>(), gw.data_as<T>(), N, g, O, groups);
-    else
-      weight_grad_kernel<T>(x.data_as<T>(), gy.data_as<T>(), gw.data_as<T>(), N, g, O, groups);
-  });
+  ConvPlan plan{g, N, C, O, groups, false};
+  find_kernel<ConvWeightGradFn>(Op::conv_weight_grad, x.device(), x.dtype())(plan, x, gy, gw);
   return gw;
 }
 
@@ -970,14 +956,11 @@ Tensor im2col(const Tensor& input, const Shape& kernel, const Shape& dilation, c
   Shape in_sp(input.sizes().begin() + 2, input.sizes().end());
   Shape b = blocks_of(op, in_sp, kernel, dilation, padding, stride);
   safe_numel({N, C, safe_numel(kernel, op.c_str()), safe_numel(b, op.c_str())}, op.c_str());
-  Geom g = make_geom(C, in_sp.data(), b.data(), kernel, stride, padding, dilation);
-  Tensor col = empty({N, C * g.k_n(), g.out_n()}, input.dtype());
+  ConvGeom g = make_geom(C, in_sp.data(), b.data(), kernel, stride, padding, dilation);
+  Tensor col = empty({N, C * g.k_n(), g.out_n()}, input.dtype(), input.device());
   if (col.numel() == 0) return col;
   Tensor x = contiguous(input);
-  visit_float(x.dtype(), [&](auto t) {
-    using T = decltype(t);
-    im2col_kernel<T>(x.data_as<T>(), col.data_as<T>(), N, g);
-  });
+  find_kernel<Im2colFn>(Op::im2col, x.device(), x.dtype())(g, N, x, col);
   return col;
 }
 
@@ -1002,14 +985,11 @@ Tensor col2im(const Tensor& input, const Shape& output_size, const Shape& kernel
   const int64_t N = input.size(0), C = input.size(1) / K;
   Shape out_shape{N, C};
   for (int64_t s : output_size) out_shape.push_back(s);
-  Tensor y = empty(out_shape, input.dtype());
+  Tensor y = empty(out_shape, input.dtype(), input.device());
   if (y.numel() == 0) return y;
   Tensor col = contiguous(input);
-  Geom g = make_geom(C, output_size.data(), b.data(), kernel, stride, padding, dilation);
-  visit_float(col.dtype(), [&](auto t) {
-    using T = decltype(t);
-    col2im_kernel<T>(col.data_as<T>(), y.data_as<T>(), N, g);
-  });
+  ConvGeom g = make_geom(C, output_size.data(), b.data(), kernel, stride, padding, dilation);
+  find_kernel<Col2imFn>(Op::col2im, col.device(), col.dtype())(g, N, col, y);
   return y;
 }
 

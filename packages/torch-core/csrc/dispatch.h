@@ -59,7 +59,14 @@ namespace tc {
   X(sort, order) X(topk, order) X(kthvalue, order) X(mode, order) X(unique, order)         \
   /* linear algebra (linalg.cpp) */                                                        \
   X(lu_factor, linalg) X(lu_solve, linalg) X(cholesky, linalg) X(qr, linalg)               \
-  X(svd, linalg) X(eigh, linalg) X(eig, linalg) X(lstsq, linalg) X(triangular_solve, linalg)
+  X(svd, linalg) X(eigh, linalg) X(eig, linalg) X(lstsq, linalg) X(triangular_solve, linalg) \
+  /* neural-network kernels (nn_*.cpp, conv.cpp; their types in nn_kernels.h) */          \
+  X(conv, nn) X(conv_weight_grad, nn) X(im2col, nn) X(col2im, nn)                          \
+  X(max_pool, nn) X(max_pool_backward, nn) X(avg_pool, nn)                                 \
+  X(softmax, nn) X(softmax_backward, nn) X(nll_loss, nn) X(nll_loss_backward, nn)          \
+  X(batch_norm, nn) X(batch_norm_backward, nn) X(embedding, nn) X(dropout_mask, nn)        \
+  X(adam_update, nn) X(pad, nn) X(pad_backward, nn) X(interpolate, nn)                     \
+  X(lstm_cell, nn) X(lstm_cell_backward, nn) X(lstm_layer, nn) X(lstm_layer_backward, nn)
 
 // clang-format on
 enum class Op : int16_t {

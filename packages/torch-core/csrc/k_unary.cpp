@@ -3,41 +3,6 @@
 
 namespace tc {
 
-// exp for float32 written so the compiler vectorises it: 2^k * p(r), r = x - k ln2,
-// |r| <= ln2/2, p a degree-6 Taylor polynomial (error < 2 ulp). Out-of-range inputs
-// saturate to 0 or inf; NaN passes through.
-static inline float vec_expf(float x) {
-  const float log2e = 1.44269504f, ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;
-  float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
-  float k = (xc * log2e + 12582912.0f) - 12582912.0f;  // round to nearest
-  float r = (xc - k * ln2_hi) - k * ln2_lo;
-  float p = 1.0f / 720;
-  p = p * r + 1.0f / 120;
-  p = p * r + 1.0f / 24;
-  p = p * r + 1.0f / 6;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  // 2^k in two factors so that results in the subnormal range stay exact
-  int ki = int(k), k1 = ki / 2, k2 = ki - k1;
-  uint32_t b1 = uint32_t(k1 + 127) << 23, b2 = uint32_t(k2 + 127) << 23;
-  float s1, s2;
-  std::memcpy(&s1, &b1, 4);
-  std::memcpy(&s2, &b2, 4);
-  float y = p * s1 * s2;
-  y = x > 88.7228391f ? std::numeric_limits<float>::infinity() : y;
-  y = x < -103.972084f ? 0.0f : y;
-  return x != x ? x : y;
-}
-
-template <class A>
-A exp_impl(A x) {
-  if constexpr (std::is_same_v<A, float>)
-    return vec_expf(x);
-  else
-    return std::exp(x);
-}
-
 // Inverse error function: a rational first guess refined by Newton steps on erf.
 template <class A>
 A erfinv_impl(A y) {
@@ -77,7 +42,7 @@ A erfinv_impl(A y) {
   return A(r);
 }
 
-TC_FN1(ExpF, exp_impl(x))
+TC_FN1(ExpF, fast_exp(x))
 TC_FN1(Exp2F, std::exp2(x))
 TC_FN1(LogF, std::log(x))
 TC_FN1(Log2F, std::log2(x))
@@ -95,7 +60,7 @@ TC_FN1(AtanF, std::atan(x))
 TC_FN1(SinhF, std::sinh(x))
 TC_FN1(CoshF, std::cosh(x))
 TC_FN1(TanhF, std::tanh(x))
-TC_FN1(SigmoidF, A(1) / (A(1) + exp_impl(-x)))
+TC_FN1(SigmoidF, A(1) / (A(1) + fast_exp(-x)))
 TC_FN1(ErfF, std::erf(x))
 TC_FN1(ErfinvF, erfinv_impl(x))
 TC_FN1(ReciprocalF, A(1) / x)

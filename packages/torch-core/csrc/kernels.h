@@ -4,6 +4,7 @@
 #pragma once
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -17,6 +18,41 @@ enum class KernelError : int { None = 0, IntDivByZero, NegativeIntPower };
 extern std::atomic<int> g_kernel_error;
 inline void flag_kernel_error(KernelError e) {
   g_kernel_error.store(int(e), std::memory_order_relaxed);
+}
+
+// exp for float32 written so the compiler vectorises it: 2^k * p(r), r = x - k ln2,
+// |r| <= ln2/2, p a degree-6 Taylor polynomial (error < 2 ulp). Out-of-range inputs
+// saturate to 0 or inf; NaN passes through. Every float32 exp of the kernels is this one.
+inline float fast_expf(float x) {
+  const float log2e = 1.44269504f, ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;
+  float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+  float k = (xc * log2e + 12582912.0f) - 12582912.0f;  // round to nearest
+  float r = (xc - k * ln2_hi) - k * ln2_lo;
+  float p = 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  // 2^k in two factors so that results in the subnormal range stay exact
+  int ki = int(k), k1 = ki / 2, k2 = ki - k1;
+  uint32_t b1 = uint32_t(k1 + 127) << 23, b2 = uint32_t(k2 + 127) << 23;
+  float s1, s2;
+  std::memcpy(&s1, &b1, 4);
+  std::memcpy(&s2, &b2, 4);
+  float y = p * s1 * s2;
+  y = x > 88.7228391f ? std::numeric_limits<float>::infinity() : y;
+  y = x < -103.972084f ? 0.0f : y;
+  return x != x ? x : y;
+}
+
+template <class A>
+A fast_exp(A x) {
+  if constexpr (std::is_same_v<A, float>)
+    return fast_expf(x);
+  else
+    return std::exp(x);
 }
 
 template <class T, template <class> class F>
@@ -55,9 +91,19 @@ struct ternary_kernel {
   }
 };
 
+// The one way kernels are registered: make(T()) gives the kernel for dtype T, for each of
+// Ts; TC_KERNEL(fn) makes it from a function template fn<T>.
+//   reg_each<float, double>(Op::softmax, TC_KERNEL(softmax_cpu));
+template <class... Ts, class Make>
+void reg_each(Op op, const Make& make, DeviceType dev = DeviceType::CPU) {
+  (register_kernel(op, dev, DTypeOf<Ts>::value, make(Ts())), ...);
+}
+#define TC_KERNEL(fn) [](auto t) { return (void*)&fn<decltype(t)>; }
+
+// The elementwise kernels: the loop K (unary_kernel, binary_kernel, ...) around functor F.
 template <template <class, template <class> class> class K, template <class> class F, class... Ts>
 void reg(Op op) {
-  (register_kernel(op, DeviceType::CPU, DTypeOf<Ts>::value, (void*)&K<Ts, F>::run), ...);
+  reg_each<Ts...>(op, [](auto t) { return (void*)&K<decltype(t), F>::run; });
 }
 
 // dtype lists
@@ -101,5 +147,6 @@ void register_index_kernels();   // index.cpp
 void register_shape_kernels();   // shape.cpp
 void register_sort_kernels();    // sort.cpp
 void register_linalg_kernels();  // linalg.cpp
+void register_nn_kernels();      // nn_*.cpp and conv.cpp
 
 }  // namespace tc

@@ -7,9 +7,37 @@
 #include <cmath>
 #include <cstring>
 
-#include "nn_ops.h"
+#include "nn_kernels.h"
 
 namespace tc {
+
+namespace {
+
+// Rows are copied as bytes: T only sets the item size.
+template <class T>
+void embedding_cpu(const Tensor& weight, const Tensor& indices, const Tensor& out) {
+  const int64_t V = weight.size(0), D = weight.size(1), n = indices.numel();
+  const int64_t* id = indices.data_as<int64_t>();
+  for (int64_t i = 0; i < n; i++)
+    TC_CHECK(id[i] >= 0 && id[i] < V, Index, "embedding(): index ", id[i],
+             " is out of range for a weight of ", V, " rows");
+  const int64_t rs = weight.stride(0), cs = weight.stride(1);
+  const T* w = weight.data_as<T>();
+  T* o = out.data_as<T>();
+  int nt = n > 1 && n * D >= kGrain ? get_num_threads() : 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int64_t i = 0; i < n; i++) {
+    const T* src = w + id[i] * rs;
+    T* dst = o + i * D;
+    if (cs == 1) {
+      std::memcpy(dst, src, size_t(D) * sizeof(T));
+    } else {
+      for (int64_t j = 0; j < D; j++) dst[j] = src[j * cs];
+    }
+  }
+}
+
+}  // namespace
 
 Tensor embedding(const Tensor& weight, const Tensor& indices) {
   const char* op = "embedding";
@@ -18,31 +46,11 @@ Tensor embedding(const Tensor& weight, const Tensor& indices) {
            shape_str(weight.sizes()));
   TC_CHECK(indices.dtype() == ScalarType::Long, Runtime, op,
            "(): expected indices of dtype int64, got ", dtype_name(indices.dtype()));
-  int64_t V = weight.size(0), D = weight.size(1), n = indices.numel();
-  Tensor ic = contiguous(indices);
-  const int64_t* id = ic.data_as<int64_t>();
-  for (int64_t i = 0; i < n; i++)
-    TC_CHECK(id[i] >= 0 && id[i] < V, Index, op, "(): index ", id[i],
-             " is out of range for a weight of ", V, " rows");
   Shape shape = indices.sizes();
-  shape.push_back(D);
-  Tensor out = empty(shape, weight.dtype());
-  int64_t rs = weight.stride(0), cs = weight.stride(1);
-  size_t isz = weight.itemsize();
-  const char* w = weight.data();
-  char* o = out.data();
-  int nt = n > 1 && n * D >= kGrain ? get_num_threads() : 1;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-  for (int64_t i = 0; i < n; i++) {
-    const char* src = w + id[i] * rs * int64_t(isz);
-    char* dst = o + i * D * int64_t(isz);
-    if (cs == 1) {
-      std::memcpy(dst, src, size_t(D) * isz);
-    } else {
-      for (int64_t j = 0; j < D; j++)
-        std::memcpy(dst + j * int64_t(isz), src + j * cs * int64_t(isz), isz);
-    }
-  }
+  shape.push_back(weight.size(1));
+  Tensor out = empty(shape, weight.dtype(), weight.device());
+  find_kernel<EmbeddingFn>(Op::embedding, weight.device(), weight.dtype())(
+      weight, contiguous(indices), out);
   return out;
 }
 
@@ -62,16 +70,18 @@ TC_MULTIVERSION void fill_range(T* m, int64_t b, int64_t e, uint64_t seed, uint6
   }
 }
 
+// keep with probability 1 - p: when the 53-bit uniform u = (h >> 11) / 2^53 is >= p
 template <class T>
-void fill_mask(T* m, int64_t n, uint64_t seed, double p, T keep) {
-  // keep when the 53-bit uniform u = (h >> 11) / 2^53 is >= p
+void dropout_mask_cpu(const Tensor& mask, uint64_t seed, double p, double keep) {
+  T* m = mask.data_as<T>();
+  const int64_t n = mask.numel();
   const double two53 = 9007199254740992.0;
   uint64_t thr = p >= 1 ? (uint64_t(1) << 53) : uint64_t(std::ceil(p * two53));
   int nt = n >= kGrain ? get_num_threads() : 1;
   int64_t chunks = nt > 1 ? 8 * int64_t(nt) : 1, step = (n + chunks - 1) / chunks;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
   for (int64_t c = 0; c < chunks; c++)
-    fill_range(m, std::min(n, c * step), std::min(n, (c + 1) * step), seed, thr, keep);
+    fill_range(m, std::min(n, c * step), std::min(n, (c + 1) * step), seed, thr, T(keep));
 }
 
 }  // namespace
@@ -86,10 +96,7 @@ Tensor dropout_mask(const Shape& shape, double p, ScalarType dtype, bool scale, 
   Generator& gen = g ? *g : default_generator();
   uint64_t seed = gen.next();
   double keep = scale ? (p < 1 ? 1.0 / (1.0 - p) : 0.0) : 1.0;
-  if (dtype == ScalarType::Float)
-    fill_mask<float>(m.data_as<float>(), m.numel(), seed, p, float(keep));
-  else
-    fill_mask<double>(m.data_as<double>(), m.numel(), seed, p, keep);
+  find_kernel<DropoutMaskFn>(Op::dropout_mask, m.device(), dtype)(m, seed, p, keep);
   return m;
 }
 
@@ -109,6 +116,23 @@ TC_MULTIVERSION void adam_range(T* __restrict p, const T* __restrict g, T* __res
   }
 }
 
+template <class T>
+void adam_update_cpu(const Tensor& p, const Tensor& grad, const Tensor& exp_avg,
+                     const Tensor& exp_avg_sq, const Tensor& max_exp_avg_sq, double beta1,
+                     double beta2, double step_size, double eps) {
+  const int64_t n = p.numel();
+  const int nt = n >= kGrain ? get_num_threads() : 1;
+  const int64_t chunk = (n + nt - 1) / nt;
+  T* mx = max_exp_avg_sq.defined() ? max_exp_avg_sq.data_as<T>() : nullptr;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+  for (int t = 0; t < nt; t++) {
+    const int64_t i0 = std::min(n, t * chunk), len = std::min(n, i0 + chunk) - i0;
+    adam_range<T>(p.data_as<T>() + i0, grad.data_as<T>() + i0, exp_avg.data_as<T>() + i0,
+                  exp_avg_sq.data_as<T>() + i0, mx ? mx + i0 : nullptr, len, T(beta1), T(1 - beta1),
+                  T(beta2), T(1 - beta2), T(step_size), T(eps));
+  }
+}
+
 }  // namespace
 
 void adam_update(const Tensor& p, const Tensor& grad, const Tensor& exp_avg,
@@ -118,28 +142,30 @@ void adam_update(const Tensor& p, const Tensor& grad, const Tensor& exp_avg,
   check_float(p, op, "param");
   for (const Tensor* t : {&grad, &exp_avg, &exp_avg_sq, &max_exp_avg_sq}) {
     if (!t->defined()) continue;
-    TC_CHECK(t->dtype() == p.dtype() && t->sizes() == p.sizes() && t->is_contiguous(), Runtime, op,
-             "(): expected contiguous ", dtype_name(p.dtype()), " tensors of shape ",
-             shape_str(p.sizes()), ", got ", dtype_name(t->dtype()), " of shape ",
-             shape_str(t->sizes()));
+    TC_CHECK(t->dtype() == p.dtype() && t->sizes() == p.sizes() && t->is_contiguous() &&
+                 t->device() == p.device(),
+             Runtime, op, "(): expected contiguous ", dtype_name(p.dtype()), " tensors of shape ",
+             shape_str(p.sizes()), " on ", p.device().str(), ", got ", dtype_name(t->dtype()),
+             " of shape ", shape_str(t->sizes()), " on ", t->device().str());
   }
   TC_CHECK(p.is_contiguous(), Runtime, op, "(): expected a contiguous param");
-  const int64_t n = p.numel();
-  const int nt = n >= kGrain ? get_num_threads() : 1;
-  const int64_t chunk = (n + nt - 1) / nt;
-  visit_float(p.dtype(), [&](auto z) {
-    using T = decltype(z);
-    T* mx = max_exp_avg_sq.defined() ? max_exp_avg_sq.data_as<T>() : nullptr;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int t = 0; t < nt; t++) {
-      const int64_t i0 = std::min(n, t * chunk), len = std::min(n, i0 + chunk) - i0;
-      adam_range<T>(p.data_as<T>() + i0, grad.data_as<T>() + i0, exp_avg.data_as<T>() + i0,
-                    exp_avg_sq.data_as<T>() + i0, mx ? mx + i0 : nullptr, len, T(beta1),
-                    T(1 - beta1), T(beta2), T(1 - beta2), T(step_size), T(eps));
-    }
-  });
+  find_kernel<AdamUpdateFn>(Op::adam_update, p.device(), p.dtype())(
+      p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, beta1, beta2, step_size, eps);
   for (const Tensor* t : {&p, &exp_avg, &exp_avg_sq, &max_exp_avg_sq})
     if (t->defined()) t->bump_version();
+}
+
+void register_nn_kernels() {
+  reg_each<float, double>(Op::embedding, TC_KERNEL(embedding_cpu));
+  reg_each<float, double>(Op::dropout_mask, TC_KERNEL(dropout_mask_cpu));
+  reg_each<float, double>(Op::adam_update, TC_KERNEL(adam_update_cpu));
+  register_softmax_kernels();
+  register_loss_kernels();
+  register_norm_kernels();
+  register_pool_kernels();
+  register_resample_kernels();
+  register_rnn_kernels();
+  register_conv_kernels();
 }
 
 }  // namespace tc

@@ -5,18 +5,14 @@
 // "channel" per normalised group), see torch/_nn_ops.py.
 #include <cmath>
 
-#include "nn_ops.h"
+#include "nn_kernels.h"
 
 namespace tc {
 
 namespace {
 
-struct Dims {
-  int64_t N, C, S;
-};
-
 template <class F>
-void for_channels(const Dims& d, const F& f) {
+void for_channels(const NormDims& d, const F& f) {
   int nt = d.C > 1 && d.N * d.C * d.S >= kGrain ? get_num_threads() : 1;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
   for (int64_t c = 0; c < d.C; c++) f(c);
@@ -76,7 +72,7 @@ TC_MULTIVERSION void channel_grad(const T* g, const T* x, T* o, int64_t N, int64
 }
 
 template <class T>
-void bn_forward(const Dims& d, const T* x, const T* w, const T* b, T* rm, T* rv, bool training,
+void bn_forward(const NormDims& d, const T* x, const T* w, const T* b, T* rm, T* rv, bool training,
                 bool update, double momentum, double eps, T* y, T* mean_out, T* invstd_out) {
   double M = double(d.N * d.S);
   int64_t st = d.C * d.S;
@@ -101,8 +97,8 @@ void bn_forward(const Dims& d, const T* x, const T* w, const T* b, T* rm, T* rv,
 }
 
 template <class T>
-void bn_backward(const Dims& d, const T* g, const T* x, const T* w, const T* mean, const T* invstd,
-                 bool training, T* gx, T* gw, T* gb) {
+void bn_backward(const NormDims& d, const T* g, const T* x, const T* w, const T* mean,
+                 const T* invstd, bool training, T* gx, T* gw, T* gb) {
   double M = double(d.N * d.S);
   int64_t st = d.C * d.S;
   for_channels(d, [&](int64_t c) {
@@ -136,7 +132,29 @@ Tensor channel_param(const Tensor& t, const Tensor& x, int64_t C, const char* na
   return contiguous(t);
 }
 
+template <class T>
+void batch_norm_cpu(const NormDims& d, const Tensor& x, const Tensor& w, const Tensor& b,
+                    const Tensor& rm, const Tensor& rv, bool training, bool update, double momentum,
+                    double eps, const NormResult& r) {
+  bn_forward<T>(d, x.data_as<T>(), ptr<T>(w), ptr<T>(b), ptr<T>(rm), ptr<T>(rv), training, update,
+                momentum, eps, r.out.data_as<T>(), r.mean.data_as<T>(), r.invstd.data_as<T>());
+}
+
+template <class T>
+void batch_norm_backward_cpu(const NormDims& d, const Tensor& g, const Tensor& x, const Tensor& w,
+                             const Tensor& mean, const Tensor& invstd, bool training,
+                             const NormResult& r) {
+  bn_backward<T>(d, g.data_as<T>(), x.data_as<T>(), ptr<T>(w), mean.data_as<T>(),
+                 invstd.data_as<T>(), training, r.out.data_as<T>(), r.mean.data_as<T>(),
+                 r.invstd.data_as<T>());
+}
+
 }  // namespace
+
+void register_norm_kernels() {
+  reg_each<float, double>(Op::batch_norm, TC_KERNEL(batch_norm_cpu));
+  reg_each<float, double>(Op::batch_norm_backward, TC_KERNEL(batch_norm_backward_cpu));
+}
 
 NormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
                       const Tensor& running_mean, const Tensor& running_var, bool training,
@@ -145,7 +163,7 @@ NormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
   check_float(x, op);
   TC_CHECK(x.dim() == 3, Runtime, op, "(): expected input of shape (N, C, S), got ",
            shape_str(x.sizes()));
-  Dims d{x.size(0), x.size(1), x.size(2)};
+  NormDims d{x.size(0), x.size(1), x.size(2)};
   TC_CHECK(training || (running_mean.defined() && running_var.defined()), Runtime, op,
            "(): running_mean and running_var must be defined in evaluation mode");
   Tensor w = channel_param(weight, x, d.C, "weight", op);
@@ -156,7 +174,8 @@ NormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
   if (update && rm.defined() && !rm.same(running_mean)) rm = clone(rm);  // a private copy
   if (update && rv.defined() && !rv.same(running_var)) rv = clone(rv);
   Tensor xc = contiguous(x);
-  NormResult r{empty(x.sizes(), x.dtype()), empty({d.C}, x.dtype()), empty({d.C}, x.dtype())};
+  NormResult r{empty(x.sizes(), x.dtype(), x.device()), empty({d.C}, x.dtype(), x.device()),
+               empty({d.C}, x.dtype(), x.device())};
   if (d.N * d.S == 0) {  // no values: nothing to normalise, statistics undefined
     if (d.C) {
       fill_(r.mean, Scalar::from_double(NAN));
@@ -164,16 +183,8 @@ NormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
     }
     return r;
   }
-  auto run = [&](auto t) {
-    using T = decltype(t);
-    bn_forward<T>(d, xc.data_as<T>(), ptr<T>(w), ptr<T>(b), ptr<T>(rm), ptr<T>(rv), training,
-                  update, momentum, eps, r.out.data_as<T>(), r.mean.data_as<T>(),
-                  r.invstd.data_as<T>());
-  };
-  if (x.dtype() == ScalarType::Float)
-    run(float());
-  else
-    run(double());
+  find_kernel<BatchNormFn>(Op::batch_norm, x.device(), x.dtype())(d, xc, w, b, rm, rv, training,
+                                                                  update, momentum, eps, r);
   if (update) {
     for (auto [mine, theirs] : {std::pair{rm, running_mean}, std::pair{rv, running_var}}) {
       if (!theirs.defined()) continue;
@@ -192,22 +203,16 @@ NormResult batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& w
            "(): expected grad and input of one shape (N, C, S) and dtype, got ",
            dtype_name(g.dtype()), " ", shape_str(g.sizes()), " and ", dtype_name(x.dtype()), " ",
            shape_str(x.sizes()));
-  Dims d{x.size(0), x.size(1), x.size(2)};
+  NormDims d{x.size(0), x.size(1), x.size(2)};
   Tensor w = channel_param(weight, x, d.C, "weight", op);
   Tensor m = channel_param(mean, x, d.C, "mean", op);
   Tensor is = channel_param(invstd, x, d.C, "invstd", op);
   TC_CHECK(m.defined() && is.defined(), Runtime, op, "(): mean and invstd are required");
   Tensor gc = contiguous(g), xc = contiguous(x);
-  NormResult r{empty(x.sizes(), x.dtype()), empty({d.C}, x.dtype()), empty({d.C}, x.dtype())};
-  auto run = [&](auto t) {
-    using T = decltype(t);
-    bn_backward<T>(d, gc.data_as<T>(), xc.data_as<T>(), ptr<T>(w), m.data_as<T>(), is.data_as<T>(),
-                   training, r.out.data_as<T>(), r.mean.data_as<T>(), r.invstd.data_as<T>());
-  };
-  if (x.dtype() == ScalarType::Float)
-    run(float());
-  else
-    run(double());
+  NormResult r{empty(x.sizes(), x.dtype(), x.device()), empty({d.C}, x.dtype(), x.device()),
+               empty({d.C}, x.dtype(), x.device())};
+  find_kernel<BatchNormBackwardFn>(Op::batch_norm_backward, x.device(), x.dtype())(d, gc, xc, w, m,
+                                                                                   is, training, r);
   return r;
 }
 

@@ -63,47 +63,11 @@ inline double lane_max(const double* p, int64_t n) {
   return lane_max_impl<nn_v2d, double, 2>(p, n);
 }
 
-// exp in float32, branch-free so that loops over it vectorise (the same scheme as the core's
-// elementwise exp: 2^k * p(r), r = x - k ln2, |r| <= ln2/2, degree-6 polynomial, < 2 ulp).
-inline float nn_expf(float x) {
-  const float log2e = 1.44269504f, ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;
-  float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
-  float k = (xc * log2e + 12582912.0f) - 12582912.0f;
-  float r = (xc - k * ln2_hi) - k * ln2_lo;
-  float p = 1.0f / 720;
-  p = p * r + 1.0f / 120;
-  p = p * r + 1.0f / 24;
-  p = p * r + 1.0f / 6;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  int ki = int(k), k1 = ki / 2, k2 = ki - k1;
-  uint32_t b1 = uint32_t(k1 + 127) << 23, b2 = uint32_t(k2 + 127) << 23;
-  float s1, s2;
-  std::memcpy(&s1, &b1, 4);
-  std::memcpy(&s2, &b2, 4);
-  float y = p * s1 * s2;
-  y = x > 88.7228391f ? std::numeric_limits<float>::infinity() : y;
-  y = x < -103.972084f ? 0.0f : y;
-  return x != x ? x : y;
-}
-inline double nn_exp(double x) { return std::exp(x); }
-inline float nn_exp(float x) { return nn_expf(x); }
-
 using IntList = std::vector<int64_t>;
 using DoubleList = std::vector<double>;
 
 // Raises TypeError unless t is float32 or float64.
 void check_float(const Tensor& t, const char* op, const char* arg = "input");
-
-// f(float()) or f(double()) by t (a checked float dtype): instantiates a kernel per dtype.
-template <class F>
-void visit_float(ScalarType t, const F& f) {
-  if (t == ScalarType::Float)
-    f(float());
-  else
-    f(double());
-}
 
 // ---------------------------------------------------------------- pooling (nn_pool.cpp)
 // (values, flat index of the max within each input plane)

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <limits>
 
-#include "nn_ops.h"
+#include "nn_kernels.h"
 
 namespace tc {
 
@@ -21,22 +21,6 @@ void check_float(const Tensor& t, const char* op, const char* arg) {
 
 namespace {
 
-struct Win {
-  std::vector<int64_t> beg, cnt, span;
-  int64_t step = 1, in = 1, out = 1;
-  void trivial() {
-    beg = {0}, cnt = {1}, span = {1};
-    in = out = 1;
-  }
-};
-
-struct Geometry {
-  Win w[3];
-  int64_t planes = 1, D = 0;
-  int64_t in_plane() const { return w[0].in * w[1].in * w[2].in; }
-  int64_t out_plane() const { return w[0].out * w[1].out * w[2].out; }
-};
-
 std::string sizes_str(const Tensor& x, int64_t D) {
   std::string s;
   for (int64_t d = x.dim() - D; d < x.dim(); d++)
@@ -45,12 +29,12 @@ std::string sizes_str(const Tensor& x, int64_t D) {
 }
 
 // Shared checks: dtype, rank, number of planes; fills in the geometry's input sizes.
-Geometry start_geometry(const Tensor& x, int64_t D, const char* op) {
+PoolGeometry start_geometry(const Tensor& x, int64_t D, const char* op) {
   check_float(x, op);
   TC_CHECK(D >= 1 && D <= 3, Value, op, "(): expected 1 to 3 spatial dims, got ", D);
   TC_CHECK(x.dim() == D + 1 || x.dim() == D + 2, Runtime, op, "(): expected a ", D + 1, "-D or ",
            D + 2, "-D input (unbatched or batched), got shape ", shape_str(x.sizes()));
-  Geometry g;
+  PoolGeometry g;
   g.D = D;
   for (int64_t d = 0; d < x.dim() - D; d++) g.planes *= x.size(d);
   for (int k = 0; k < 3; k++) g.w[k].trivial();
@@ -65,8 +49,9 @@ Geometry start_geometry(const Tensor& x, int64_t D, const char* op) {
 
 constexpr int64_t kMaxWindows = int64_t(1) << 26;  // output positions per dim
 
-void pool_dims(Geometry& g, const IntList& kernel, const IntList& stride, const IntList& padding,
-               const IntList& dilation, bool ceil_mode, bool avg, const Tensor& x, const char* op) {
+void pool_dims(PoolGeometry& g, const IntList& kernel, const IntList& stride,
+               const IntList& padding, const IntList& dilation, bool ceil_mode, bool avg,
+               const Tensor& x, const char* op) {
   int64_t D = g.D;
   auto arg = [&](const IntList& v, int64_t d, const char* name) {
     TC_CHECK(v.size() == 1 || int64_t(v.size()) == D, Runtime, op, "(): ", name,
@@ -123,7 +108,7 @@ void pool_dims(Geometry& g, const IntList& kernel, const IntList& stride, const 
   }
 }
 
-void adaptive_dims(Geometry& g, const IntList& out_size, const char* op) {
+void adaptive_dims(PoolGeometry& g, const IntList& out_size, const char* op) {
   TC_CHECK(int64_t(out_size.size()) == g.D, Runtime, op, "(): output_size must have ", g.D,
            " values, got ", out_size.size());
   for (int64_t d = 0; d < g.D; d++) {
@@ -145,14 +130,14 @@ void adaptive_dims(Geometry& g, const IntList& out_size, const char* op) {
   }
 }
 
-Shape out_shape(const Tensor& x, const Geometry& g) {
+Shape out_shape(const Tensor& x, const PoolGeometry& g) {
   Shape s(x.sizes().begin(), x.sizes().end() - g.D);
   for (int64_t d = 0; d < g.D; d++) s.push_back(g.w[3 - g.D + d].out);
   return s;
 }
 
 template <class F>
-void for_planes(const Geometry& g, const F& f) {
+void for_planes(const PoolGeometry& g, const F& f) {
   int64_t work = g.planes * std::max(g.in_plane(), g.out_plane());
   int nt = g.planes > 1 && work >= kGrain ? get_num_threads() : 1;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
@@ -176,7 +161,7 @@ inline T select_bits(int64_t mask, T a, T b) {  // mask all ones: a, zero: b
 struct Flat {
   const int64_t *beg[3], *cnt[3], *span[3];
   int64_t step[3], in[3], out[3];
-  explicit Flat(const Geometry& g) {
+  explicit Flat(const PoolGeometry& g) {
     for (int d = 0; d < 3; d++) {
       beg[d] = g.w[d].beg.data(), cnt[d] = g.w[d].cnt.data(), span[d] = g.w[d].span.data();
       step[d] = g.w[d].step, in[d] = g.w[d].in, out[d] = g.w[d].out;
@@ -223,7 +208,7 @@ TC_MULTIVERSION void max_plane(const T* __restrict xp, T* __restrict yp, int64_t
 }
 
 template <class T>
-void max_kernel(const Geometry& g, const T* x, T* y, int64_t* idx) {
+void max_kernel(const PoolGeometry& g, const T* x, T* y, int64_t* idx) {
   int64_t ip = g.in_plane(), op = g.out_plane();
   Flat f(g);
   int64_t whole[3] = {0, 0, 0};
@@ -287,7 +272,7 @@ TC_MULTIVERSION void avg_plane(const T* __restrict src, T* __restrict dst, const
 
 // divisor: the override, the padded span or the number of taps.
 template <class T>
-void avg_kernel(const Geometry& g, const T* src, T* dst, bool backward, bool count_pad,
+void avg_kernel(const PoolGeometry& g, const T* src, T* dst, bool backward, bool count_pad,
                 int64_t override_div) {
   int64_t ip = g.in_plane(), op = g.out_plane();
   const Win &a = g.w[0], &b = g.w[1], &c = g.w[2];
@@ -312,19 +297,13 @@ void avg_kernel(const Geometry& g, const T* src, T* dst, bool backward, bool cou
 
 std::string pool_name(const char* kind, int64_t D) { return cat_str(kind, D, "d"); }
 
-Tensor zeros_shape(const IntList& shape, ScalarType dt) {
-  Tensor t = empty(Shape(shape), dt);
-  if (t.numel()) std::memset(t.data(), 0, size_t(t.numel()) * t.itemsize());
-  return t;
-}
-
 Tensor input_like(const Tensor& g, const IntList& in_shape, int64_t D, const char* op) {
   TC_CHECK(int64_t(in_shape.size()) == g.dim() && g.dim() >= D + 1, Runtime, op, "(): input shape ",
            shape_str(Shape(in_shape)), " does not match grad of shape ", shape_str(g.sizes()));
   for (int64_t d = 0; d < g.dim() - D; d++)
     TC_CHECK(in_shape[size_t(d)] == g.size(d), Runtime, op, "(): input shape ",
              shape_str(Shape(in_shape)), " does not match grad of shape ", shape_str(g.sizes()));
-  return zeros_shape(in_shape, g.dtype());
+  return empty(Shape(in_shape), g.dtype(), g.device());  // the kernels zero it
 }
 
 void check_out(const Tensor& g, const Shape& expect, const char* op) {
@@ -332,35 +311,85 @@ void check_out(const Tensor& g, const Shape& expect, const char* op) {
            ", got ", shape_str(g.sizes()));
 }
 
+template <class T>
+void max_pool_cpu(const PoolGeometry& g, const Tensor& x, const Tensor& y, const Tensor& idx) {
+  max_kernel<T>(g, x.data_as<T>(), y.data_as<T>(), idx.data_as<int64_t>());
+}
+
+// gx (planes, ip) = 0, then g (planes, on) added at the indices (each checked)
+template <class T>
+void max_pool_backward_cpu(int64_t planes, int64_t ip, int64_t on, const Tensor& gt,
+                           const Tensor& indices, const Tensor& gxt) {
+  const T* gp = gt.data_as<T>();
+  const int64_t* id = indices.data_as<int64_t>();
+  T* xp = gxt.data_as<T>();
+  std::fill(xp, xp + planes * ip, T(0));
+  bool bad = false;
+  int nt = planes > 1 && planes * on >= kGrain ? get_num_threads() : 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1) reduction(|| : bad)
+  for (int64_t p = 0; p < planes; p++) {
+    for (int64_t o = 0; o < on; o++) {
+      int64_t i = id[p * on + o];
+      if (i < 0 || i >= ip) {
+        bad = true;
+        continue;
+      }
+      xp[p * ip + i] += gp[p * on + o];
+    }
+  }
+  TC_CHECK(!bad, Index, "max_pool_backward(): an index is out of range for an input plane of ", ip,
+           " values");
+}
+
+// backward: dst (the input's gradient) is zeroed first, then each tap adds to it
+template <class T>
+void avg_pool_cpu(const PoolGeometry& g, const Tensor& src, const Tensor& dst, bool backward,
+                  bool count_pad, int64_t divisor_override) {
+  T* d = dst.data_as<T>();
+  if (backward) std::fill(d, d + dst.numel(), T(0));
+  avg_kernel<T>(g, src.data_as<T>(), d, backward, count_pad, divisor_override);
+}
+
 }  // namespace
+
+void register_pool_kernels() {
+  reg_each<float, double>(Op::max_pool, TC_KERNEL(max_pool_cpu));
+  reg_each<float, double>(Op::max_pool_backward, TC_KERNEL(max_pool_backward_cpu));
+  reg_each<float, double>(Op::avg_pool, TC_KERNEL(avg_pool_cpu));
+}
+
+static void run_max_pool(const PoolGeometry& g, const Tensor& x, const Tensor& y,
+                         const Tensor& idx) {
+  find_kernel<MaxPoolFn>(Op::max_pool, x.device(), x.dtype())(g, contiguous(x), y, idx);
+}
+
+static void run_avg_pool(const PoolGeometry& g, const Tensor& src, const Tensor& dst, bool backward,
+                         bool count_pad, int64_t divisor_override) {
+  find_kernel<AvgPoolFn>(Op::avg_pool, src.device(), src.dtype())(g, contiguous(src), dst, backward,
+                                                                  count_pad, divisor_override);
+}
 
 std::pair<Tensor, Tensor> max_pool(const Tensor& x, const IntList& kernel, const IntList& stride,
                                    const IntList& padding, const IntList& dilation,
                                    bool ceil_mode) {
   int64_t D = int64_t(kernel.size());
   std::string op = pool_name("max_pool", D);
-  Geometry g = start_geometry(x, D, op.c_str());
+  PoolGeometry g = start_geometry(x, D, op.c_str());
   pool_dims(g, kernel, stride, padding, dilation, ceil_mode, false, x, op.c_str());
-  Tensor xc = contiguous(x), y = empty(out_shape(x, g), x.dtype());
-  Tensor idx = empty(y.sizes(), ScalarType::Long);
-  visit_float(x.dtype(), [&](auto t) {
-    using T = decltype(t);
-    max_kernel<T>(g, xc.data_as<T>(), y.data_as<T>(), idx.data_as<int64_t>());
-  });
+  Tensor y = empty(out_shape(x, g), x.dtype(), x.device());
+  Tensor idx = empty(y.sizes(), ScalarType::Long, x.device());
+  run_max_pool(g, x, y, idx);
   return {y, idx};
 }
 
 std::pair<Tensor, Tensor> adaptive_max_pool(const Tensor& x, const IntList& out_size) {
   int64_t D = int64_t(out_size.size());
   std::string op = pool_name("adaptive_max_pool", D);
-  Geometry g = start_geometry(x, D, op.c_str());
+  PoolGeometry g = start_geometry(x, D, op.c_str());
   adaptive_dims(g, out_size, op.c_str());
-  Tensor xc = contiguous(x), y = empty(out_shape(x, g), x.dtype());
-  Tensor idx = empty(y.sizes(), ScalarType::Long);
-  visit_float(x.dtype(), [&](auto t) {
-    using T = decltype(t);
-    max_kernel<T>(g, xc.data_as<T>(), y.data_as<T>(), idx.data_as<int64_t>());
-  });
+  Tensor y = empty(out_shape(x, g), x.dtype(), x.device());
+  Tensor idx = empty(y.sizes(), ScalarType::Long, x.device());
+  run_max_pool(g, x, y, idx);
   return {y, idx};
 }
 
@@ -381,28 +410,8 @@ Tensor max_pool_backward(const Tensor& g, const Tensor& indices, const IntList& 
       on *= g.size(d);
     }
   }
-  Tensor gc = contiguous(g), ic = contiguous(indices);
-  const int64_t* id = ic.data_as<int64_t>();
-  bool bad = false;
-  visit_float(g.dtype(), [&](auto t) {
-    using T = decltype(t);
-    const T* gp = gc.data_as<T>();
-    T* xp = gx.data_as<T>();
-    int nt = planes > 1 && planes * on >= kGrain ? get_num_threads() : 1;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1) reduction(|| : bad)
-    for (int64_t p = 0; p < planes; p++) {
-      for (int64_t o = 0; o < on; o++) {
-        int64_t i = id[p * on + o];
-        if (i < 0 || i >= ip) {
-          bad = true;
-          continue;
-        }
-        xp[p * ip + i] += gp[p * on + o];
-      }
-    }
-  });
-  TC_CHECK(!bad, Index, op, "(): an index is out of range for input of shape ",
-           shape_str(Shape(in_shape)));
+  find_kernel<MaxPoolBackwardFn>(Op::max_pool_backward, g.device(), g.dtype())(
+      planes, ip, on, contiguous(g), contiguous(indices), gx);
   return gx;
 }
 
@@ -411,13 +420,10 @@ Tensor avg_pool(const Tensor& x, const IntList& kernel, const IntList& stride,
                 int64_t divisor_override) {
   int64_t D = int64_t(kernel.size());
   std::string op = pool_name("avg_pool", D);
-  Geometry g = start_geometry(x, D, op.c_str());
+  PoolGeometry g = start_geometry(x, D, op.c_str());
   pool_dims(g, kernel, stride, padding, {1}, ceil_mode, true, x, op.c_str());
-  Tensor xc = contiguous(x), y = empty(out_shape(x, g), x.dtype());
-  visit_float(x.dtype(), [&](auto t) {
-    using T = decltype(t);
-    avg_kernel<T>(g, xc.data_as<T>(), y.data_as<T>(), false, count_include_pad, divisor_override);
-  });
+  Tensor y = empty(out_shape(x, g), x.dtype(), x.device());
+  run_avg_pool(g, x, y, false, count_include_pad, divisor_override);
   return y;
 }
 
@@ -427,27 +433,20 @@ Tensor avg_pool_backward(const Tensor& g, const IntList& in_shape, const IntList
   int64_t D = int64_t(kernel.size());
   std::string op = pool_name("avg_pool", D) + "_backward";
   Tensor gx = input_like(g, in_shape, D, op.c_str());
-  Geometry geo = start_geometry(gx, D, op.c_str());
+  PoolGeometry geo = start_geometry(gx, D, op.c_str());
   pool_dims(geo, kernel, stride, padding, {1}, ceil_mode, true, gx, op.c_str());
   check_out(g, out_shape(gx, geo), op.c_str());
-  Tensor gc = contiguous(g);
-  visit_float(g.dtype(), [&](auto t) {
-    using T = decltype(t);
-    avg_kernel<T>(geo, gc.data_as<T>(), gx.data_as<T>(), true, count_include_pad, divisor_override);
-  });
+  run_avg_pool(geo, g, gx, true, count_include_pad, divisor_override);
   return gx;
 }
 
 Tensor adaptive_avg_pool(const Tensor& x, const IntList& out_size) {
   int64_t D = int64_t(out_size.size());
   std::string op = pool_name("adaptive_avg_pool", D);
-  Geometry g = start_geometry(x, D, op.c_str());
+  PoolGeometry g = start_geometry(x, D, op.c_str());
   adaptive_dims(g, out_size, op.c_str());
-  Tensor xc = contiguous(x), y = empty(out_shape(x, g), x.dtype());
-  visit_float(x.dtype(), [&](auto t) {
-    using T = decltype(t);
-    avg_kernel<T>(g, xc.data_as<T>(), y.data_as<T>(), false, false, 0);
-  });
+  Tensor y = empty(out_shape(x, g), x.dtype(), x.device());
+  run_avg_pool(g, x, y, false, false, 0);
   return y;
 }
 
@@ -458,13 +457,9 @@ Tensor adaptive_avg_pool_backward(const Tensor& g, const IntList& in_shape, int6
   int64_t lead = g.dim() - D;
   IntList out_size(g.sizes().begin() + lead, g.sizes().end());
   Tensor gx = input_like(g, in_shape, D, op.c_str());
-  Geometry geo = start_geometry(gx, D, op.c_str());
+  PoolGeometry geo = start_geometry(gx, D, op.c_str());
   adaptive_dims(geo, out_size, op.c_str());
-  Tensor gc = contiguous(g);
-  visit_float(g.dtype(), [&](auto t) {
-    using T = decltype(t);
-    avg_kernel<T>(geo, gc.data_as<T>(), gx.data_as<T>(), true, false, 0);
-  });
+  run_avg_pool(geo, g, gx, true, false, 0);
   return gx;
 }
 

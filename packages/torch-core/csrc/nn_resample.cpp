@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "nn_ops.h"
+#include "nn_kernels.h"
 
 namespace tc {
 
@@ -19,14 +19,6 @@ const char* pad_mode_name(int64_t m) {
   static const char* names[] = {"constant", "reflect", "replicate", "circular"};
   return m >= 0 && m < 4 ? names[m] : "?";
 }
-
-struct PadPlan {
-  int64_t k = 0, outer = 1;
-  std::vector<std::vector<int64_t>> maps;  // per padded dim (outermost first)
-  IntList in, out;                         // sizes of the padded dims
-  Shape out_shape;
-  int64_t run_o = 0, run_n = 0, run_src = 0;  // the last dim's longest run of consecutive reads
-};
 
 PadPlan pad_plan(const IntList& shape, const IntList& pads, int64_t mode) {
   const char* op = "pad";
@@ -164,11 +156,6 @@ void pad_backward_kernel(const PadPlan& p, const T* g, T* gx) {
 }
 
 // ---------------------------------------------------------------- interpolation
-struct Taps {
-  std::vector<int64_t> i0, i1;
-  std::vector<double> w0, w1;
-  int64_t in = 1, out = 1;
-};
 
 template <class T>
 Taps make_taps(int64_t in, int64_t out, double user_scale, int64_t mode, bool align) {
@@ -197,11 +184,6 @@ Taps make_taps(int64_t in, int64_t out, double user_scale, int64_t mode, bool al
   }
   return t;
 }
-
-struct InterpPlan {
-  Taps t[3];
-  int64_t planes = 1, D = 0, ntaps[3] = {1, 1, 1};  // taps per dim
-};
 
 InterpPlan interp_plan(const IntList& in_shape, const IntList& out_size, const DoubleList& scales,
                        int64_t mode, bool align, ScalarType dt) {
@@ -288,21 +270,33 @@ void interp_kernel(const InterpPlan& p, const T* src, T* dst, bool backward) {
                     w1.data(), backward);
 }
 
-template <class F>
-void on_float(ScalarType t, const F& f) {
-  if (t == ScalarType::Float)
-    f(float());
-  else
-    f(double());
+template <class T>
+void pad_cpu(const PadPlan& p, const Tensor& x, const Tensor& y, double value) {
+  pad_kernel<T>(p, x.data_as<T>(), y.data_as<T>(), T(value));
 }
 
-Tensor zeros_of(const IntList& shape, ScalarType dt) {
-  Tensor t = empty(Shape(shape), dt);
-  if (t.numel()) std::memset(t.data(), 0, size_t(t.numel()) * t.itemsize());
-  return t;
+template <class T>
+void pad_backward_cpu(const PadPlan& p, const Tensor& g, const Tensor& gx) {
+  T* d = gx.data_as<T>();
+  std::fill(d, d + gx.numel(), T(0));
+  pad_backward_kernel<T>(p, g.data_as<T>(), d);
+}
+
+// backward: dst (the input's gradient) is zeroed, then each tap adds to it
+template <class T>
+void interpolate_cpu(const InterpPlan& p, const Tensor& src, const Tensor& dst, bool backward) {
+  T* d = dst.data_as<T>();
+  if (backward) std::fill(d, d + dst.numel(), T(0));
+  interp_kernel<T>(p, src.data_as<T>(), d, backward);
 }
 
 }  // namespace
+
+void register_resample_kernels() {
+  reg_each<float, double>(Op::pad, TC_KERNEL(pad_cpu));
+  reg_each<float, double>(Op::pad_backward, TC_KERNEL(pad_backward_cpu));
+  reg_each<float, double>(Op::interpolate, TC_KERNEL(interpolate_cpu));
+}
 
 Tensor pad(const Tensor& x, const IntList& pads, int64_t mode, double value) {
   check_float(x, "pad");
@@ -312,12 +306,9 @@ Tensor pad(const Tensor& x, const IntList& pads, int64_t mode, double value) {
       TC_CHECK(p.in[size_t(j)] > 0 || p.out[size_t(j)] == 0, Runtime,
                "pad(): ", pad_mode_name(mode),
                " padding needs non-empty padded dims, got input of shape ", shape_str(x.sizes()));
-  Tensor xc = contiguous(x), y = empty(p.out_shape, x.dtype());
+  Tensor y = empty(p.out_shape, x.dtype(), x.device());
   if (y.numel() == 0) return y;
-  on_float(x.dtype(), [&](auto t) {
-    using T = decltype(t);
-    pad_kernel<T>(p, xc.data_as<T>(), y.data_as<T>(), T(value));
-  });
+  find_kernel<PadFn>(Op::pad, x.device(), x.dtype())(p, contiguous(x), y, value);
   return y;
 }
 
@@ -326,12 +317,13 @@ Tensor pad_backward(const Tensor& g, const IntList& in_shape, const IntList& pad
   PadPlan p = pad_plan(in_shape, pads, mode);
   TC_CHECK(g.sizes() == p.out_shape, Runtime, "pad_backward(): expected grad of shape ",
            shape_str(p.out_shape), ", got ", shape_str(g.sizes()));
-  Tensor gc = contiguous(g), gx = zeros_of(in_shape, g.dtype());
-  if (g.numel() == 0 || gx.numel() == 0) return gx;
-  on_float(g.dtype(), [&](auto t) {
-    using T = decltype(t);
-    pad_backward_kernel<T>(p, gc.data_as<T>(), gx.data_as<T>());
-  });
+  Tensor gx = empty(Shape(in_shape), g.dtype(), g.device());
+  if (gx.numel() == 0) return gx;
+  if (g.numel() == 0) {
+    fill_(gx, Scalar::from_int(0));
+    return gx;
+  }
+  find_kernel<PadBackwardFn>(Op::pad_backward, g.device(), g.dtype())(p, contiguous(g), gx);
   return gx;
 }
 
@@ -341,12 +333,9 @@ Tensor interpolate(const Tensor& x, const IntList& out_size, const DoubleList& s
   InterpPlan p = interp_plan(x.sizes().vec(), out_size, scales, mode, align_corners, x.dtype());
   Shape shape(x.sizes().begin(), x.sizes().end() - p.D);
   for (auto n : out_size) shape.push_back(n);
-  Tensor xc = contiguous(x), y = empty(shape, x.dtype());
+  Tensor y = empty(shape, x.dtype(), x.device());
   if (y.numel() == 0) return y;
-  on_float(x.dtype(), [&](auto t) {
-    using T = decltype(t);
-    interp_kernel<T>(p, xc.data_as<T>(), y.data_as<T>(), false);
-  });
+  find_kernel<InterpolateFn>(Op::interpolate, x.device(), x.dtype())(p, contiguous(x), y, false);
   return y;
 }
 
@@ -361,12 +350,13 @@ Tensor interpolate_backward(const Tensor& g, const IntList& in_shape, const Doub
     TC_CHECK(g.size(d) == in_shape[size_t(d)], Runtime, "interpolate_backward(): grad of shape ",
              shape_str(g.sizes()), " does not match input shape ", shape_str(Shape(in_shape)));
   InterpPlan p = interp_plan(in_shape, out_size, scales, mode, align_corners, g.dtype());
-  Tensor gc = contiguous(g), gx = zeros_of(in_shape, g.dtype());
-  if (g.numel() == 0 || gx.numel() == 0) return gx;
-  on_float(g.dtype(), [&](auto t) {
-    using T = decltype(t);
-    interp_kernel<T>(p, gc.data_as<T>(), gx.data_as<T>(), true);
-  });
+  Tensor gx = empty(Shape(in_shape), g.dtype(), g.device());
+  if (gx.numel() == 0) return gx;
+  if (g.numel() == 0) {
+    fill_(gx, Scalar::from_int(0));
+    return gx;
+  }
+  find_kernel<InterpolateFn>(Op::interpolate, g.device(), g.dtype())(p, contiguous(g), gx, true);
   return gx;
 }
 

@@ -8,17 +8,13 @@
 #include <cmath>
 #include <limits>
 
-#include "nn_ops.h"
+#include "nn_kernels.h"
 
 namespace tc {
 
 namespace {
 
 constexpr int64_t kCols = 256;
-
-struct RowShape {
-  int64_t outer = 1, n = 1, inner = 1;
-};
 
 RowShape row_shape(const Tensor& x, int64_t dim, const char* op) {
   RowShape r;
@@ -51,7 +47,7 @@ void for_blocks(const RowShape& r, const F& f) {
 template <class T>
 TC_MULTIVERSION void softmax_row(const T* __restrict x, T* __restrict y, int64_t n, bool log) {
   T mx = lane_max(x, n);
-  for (int64_t i = 0; i < n; i++) y[i] = nn_exp(x[i] - mx);
+  for (int64_t i = 0; i < n; i++) y[i] = fast_exp(x[i] - mx);
   T s = lane_sum<T>(n, [&](int64_t i) { return y[i]; });
   if (log) {  // (x - max) - log(sum): max + log(sum) would round away the log near 3e38
     T ls = std::log(s);
@@ -75,7 +71,7 @@ TC_MULTIVERSION void softmax_block(const T* __restrict x, T* __restrict y, int64
     }
   for (int64_t i = 0; i < n; i++)
     for (int64_t c = 0; c < m; c++) {
-      T e = nn_exp(x[i * st + c] - mx[c]);
+      T e = fast_exp(x[i * st + c] - mx[c]);
       y[i * st + c] = e;
       sum[c] += e;
     }
@@ -94,7 +90,7 @@ TC_MULTIVERSION void softmax_grad_row(const T* __restrict g, const T* __restrict
                                       int64_t n, bool log) {
   if (log) {
     T s = lane_sum<T>(n, [&](int64_t i) { return g[i]; });
-    for (int64_t i = 0; i < n; i++) o[i] = g[i] - nn_exp(y[i]) * s;
+    for (int64_t i = 0; i < n; i++) o[i] = g[i] - fast_exp(y[i]) * s;
   } else {
     T s = lane_sum<T>(n, [&](int64_t i) { return g[i] * y[i]; });
     for (int64_t i = 0; i < n; i++) o[i] = y[i] * (g[i] - s);
@@ -112,7 +108,7 @@ TC_MULTIVERSION void softmax_grad_block(const T* __restrict g, const T* __restri
   for (int64_t i = 0; i < n; i++)
     for (int64_t c = 0; c < m; c++) {
       int64_t k = i * st + c;
-      o[k] = log ? g[k] - nn_exp(y[k]) * s[c] : y[k] * (g[k] - s[c]);
+      o[k] = log ? g[k] - fast_exp(y[k]) * s[c] : y[k] * (g[k] - s[c]);
     }
 }
 
@@ -125,7 +121,9 @@ void for_rows(const RowShape& r, const F& f) {
 }
 
 template <class T>
-void softmax_kernel(const RowShape& r, const T* x, T* y, bool log) {
+void softmax_cpu(const RowShape& r, const Tensor& xt, const Tensor& yt, bool log) {
+  const T* x = xt.data_as<T>();
+  T* y = yt.data_as<T>();
   if (r.inner == 1) {
     for_rows(r, [&](int64_t off) { softmax_row(x + off, y + off, r.n, log); });
     return;
@@ -137,7 +135,10 @@ void softmax_kernel(const RowShape& r, const T* x, T* y, bool log) {
 }
 
 template <class T>
-void softmax_backward_kernel(const RowShape& r, const T* g, const T* y, T* gx, bool log) {
+void softmax_backward_cpu(const RowShape& r, const Tensor& gt, const Tensor& yt, const Tensor& gxt,
+                          bool log) {
+  const T *g = gt.data_as<T>(), *y = yt.data_as<T>();
+  T* gx = gxt.data_as<T>();
   if (r.inner == 1) {
     for_rows(r, [&](int64_t off) { softmax_grad_row(g + off, y + off, gx + off, r.n, log); });
     return;
@@ -150,16 +151,18 @@ void softmax_backward_kernel(const RowShape& r, const T* g, const T* y, T* gx, b
 
 }  // namespace
 
+void register_softmax_kernels() {
+  reg_each<float, double>(Op::softmax, TC_KERNEL(softmax_cpu));
+  reg_each<float, double>(Op::softmax_backward, TC_KERNEL(softmax_backward_cpu));
+}
+
 Tensor softmax(const Tensor& x, int64_t dim, bool log) {
   const char* op = log ? "log_softmax" : "softmax";
   check_float(x, op);
   RowShape r = row_shape(x, dim, op);
-  Tensor xc = contiguous(x), y = empty(x.sizes(), x.dtype());
+  Tensor xc = contiguous(x), y = empty(x.sizes(), x.dtype(), x.device());
   if (x.numel() == 0) return y;
-  if (x.dtype() == ScalarType::Float)
-    softmax_kernel<float>(r, xc.data_as<float>(), y.data_as<float>(), log);
-  else
-    softmax_kernel<double>(r, xc.data_as<double>(), y.data_as<double>(), log);
+  find_kernel<SoftmaxFn>(Op::softmax, x.device(), x.dtype())(r, xc, y, log);
   return y;
 }
 
@@ -170,14 +173,9 @@ Tensor softmax_backward(const Tensor& g, const Tensor& y, int64_t dim, bool log)
            "(): grad and output must have the same shape and dtype, got ", dtype_name(g.dtype()),
            " ", shape_str(g.sizes()), " and ", dtype_name(y.dtype()), " ", shape_str(y.sizes()));
   RowShape r = row_shape(y, dim, op);
-  Tensor gc = contiguous(g), yc = contiguous(y), gx = empty(y.sizes(), y.dtype());
+  Tensor gc = contiguous(g), yc = contiguous(y), gx = empty(y.sizes(), y.dtype(), y.device());
   if (y.numel() == 0) return gx;
-  if (y.dtype() == ScalarType::Float)
-    softmax_backward_kernel<float>(r, gc.data_as<float>(), yc.data_as<float>(), gx.data_as<float>(),
-                                   log);
-  else
-    softmax_backward_kernel<double>(r, gc.data_as<double>(), yc.data_as<double>(),
-                                    gx.data_as<double>(), log);
+  find_kernel<SoftmaxBackwardFn>(Op::softmax_backward, y.device(), y.dtype())(r, gc, yc, gx, log);
   return gx;
 }
 

@@ -19,7 +19,8 @@ ElementwiseSpec spec_of(Op op) {
     shape,
     scan,
     order,
-    linalg
+    linalg,
+    nn
   };
   static const Group groups[] = {
 #define TC_OP_GROUP(name, group) group,
@@ -100,6 +101,7 @@ void register_cpu_kernels() {
   register_shape_kernels();
   register_sort_kernels();
   register_linalg_kernels();
+  register_nn_kernels();
 }
 
 }  // namespace tc

@@ -441,3 +441,50 @@ def test_pickle():
     _quadratic_step(clone, [p])  # the hook tables and flags are rebuilt
     _quadratic_step(opt, [a])
     assert torch.equal(p, a)
+
+
+# ---- what the shared step loop checks ----
+
+# PyTorch's messages; SGD and Adagrad take sparse gradients.
+SPARSE_ERRORS = {
+    "Adam": "Adam does not support sparse gradients, please consider SparseAdam instead",
+    "AdamW": "Adam does not support sparse gradients, please consider SparseAdam instead",
+    "Adamax": "Adamax does not support sparse gradients",
+    "NAdam": "NAdam does not support sparse gradients",
+    "RAdam": "RAdam does not support sparse gradients",
+    "RMSprop": "RMSprop does not support sparse gradients",
+    "Rprop": "Rprop does not support sparse gradients",
+    "Adadelta": "Adadelta does not support sparse gradients",
+    "ASGD": "ASGD does not support sparse gradients",
+    "SGD": None,
+    "Adagrad": None,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPARSE_ERRORS))
+def test_sparse_gradients(name, monkeypatch):
+    a = _param(1.0, 2.0)
+    opt = getattr(optim, name)([a], lr=0.1)
+    a.grad = torch.tensor([1.0, -1.0], dtype=torch.float64)
+    # No tensor here is sparse: make every one look sparse to reach the check.
+    monkeypatch.setattr(torch.Tensor, "is_sparse", property(lambda self: True))
+    message = SPARSE_ERRORS[name]
+    if message is None:
+        opt.step()
+        # both move by lr * sign(g) at their first step (Adagrad: up to its eps)
+        assert a.tolist() == pytest.approx([0.9, 2.1], rel=1e-9)
+    else:
+        with pytest.raises(RuntimeError) as error:
+            opt.step()
+        assert str(error.value) == message
+        assert a.tolist() == [1.0, 2.0]
+
+
+def test_sgd_without_momentum_keeps_no_state():
+    a = _param(1.0, 2.0)
+    opt = optim.SGD([a], lr=0.1)
+    _quadratic_step(opt, [a])
+    assert opt.state_dict()["state"] == {} and len(opt.state) == 0
+    opt.param_groups[0]["momentum"] = 0.5
+    _quadratic_step(opt, [a])
+    assert list(opt.state_dict()["state"][0]) == ["momentum_buffer"]

@@ -178,6 +178,7 @@ from torch._grad_mode import (  # noqa: E402,F401
     no_grad,
     set_grad_enabled,
 )
+from torch._index_ops import *  # noqa: E402,F403
 from torch._indexing import *  # noqa: E402,F403
 from torch._math_ops import *  # noqa: E402,F403
 from torch._nn_ops import *  # noqa: E402,F403

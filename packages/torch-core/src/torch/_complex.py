@@ -9,6 +9,8 @@ so ``is_conj()`` is always False; values are the same.
 import math
 
 from torch import _C
+from torch._checks import check_tensor, write_out
+from torch._tensor import tensor_method
 
 Tensor = _C.Tensor
 
@@ -31,40 +33,35 @@ __all__ = [
 ]
 
 
-def _check(input, op):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
-
-
 def is_complex(input):
-    _check(input, "is_complex")
+    check_tensor(input, "is_complex")
     return input.dtype.is_complex
 
 
 def is_conj(input):
-    _check(input, "is_conj")
+    check_tensor(input, "is_conj")
     return False
 
 
 def view_as_real(input):
     """A real view of shape (..., 2) onto a complex tensor's (real, imaginary) pairs."""
-    _check(input, "view_as_real")
+    check_tensor(input, "view_as_real")
     return _C._view_as_real(input)
 
 
 def view_as_complex(input):
     """A complex view onto a real tensor of shape (..., 2) whose last dim has stride 1."""
-    _check(input, "view_as_complex")
+    check_tensor(input, "view_as_complex")
     return _C._view_as_complex(input)
 
 
 def real(input):
-    _check(input, "real")
+    check_tensor(input, "real")
     return _C._view_as_real(input)[..., 0] if input.dtype.is_complex else input
 
 
 def imag(input):
-    _check(input, "imag")
+    check_tensor(input, "imag")
     if not input.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return _C._view_as_real(input)[..., 1]
@@ -72,40 +69,40 @@ def imag(input):
 
 def complex(real, imag, *, out=None):  # noqa: A001  (PyTorch's name)
     """real + 1j * imag, from two float tensors of one dtype (broadcast)."""
-    _check(real, "complex")
-    _check(imag, "complex")
+    check_tensor(real, "complex", "real")
+    check_tensor(imag, "complex", "imag", 2)
     r = _C._complex(real, imag)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out)
 
 
 def polar(abs, angle, *, out=None):  # noqa: A002
     """abs * (cos(angle) + 1j * sin(angle))."""
-    _check(abs, "polar")
-    _check(angle, "polar")
+    check_tensor(abs, "polar", "abs")
+    check_tensor(angle, "polar", "angle", 2)
     r = _C._complex(abs * angle.cos(), abs * angle.sin())
-    return r if out is None else out.copy_(r)
+    return write_out(r, out)
 
 
 def angle(input, *, out=None):
     """The argument of each element in radians; for real input 0, or pi where negative."""
-    _check(input, "angle")
+    check_tensor(input, "angle")
     if input.dtype.is_complex:
         r = _C._complex_angle(input)
     else:
         x = input if input.dtype.is_floating_point else input.to(_C.get_default_dtype())
         r = (x < 0).to(x.dtype) * math.pi
         r = _C.where(x.isnan(), x, r)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out)
 
 
 def conj_physical(input, *, out=None):
     """The complex conjugate as a new tensor (real tensors are returned as they are)."""
-    _check(input, "conj_physical")
+    check_tensor(input, "conj_physical")
     if not input.dtype.is_complex:
-        return input if out is None else out.copy_(input)
+        return write_out(input, out)
     parts = _C._view_as_real(input)
     r = _C._complex(parts[..., 0], -parts[..., 1])
-    return r if out is None else out.copy_(r)
+    return write_out(r, out)
 
 
 def conj(input):
@@ -114,37 +111,37 @@ def conj(input):
 
 
 def resolve_conj(input):
-    _check(input, "resolve_conj")
+    check_tensor(input, "resolve_conj")
     return input
 
 
 def resolve_neg(input):
-    _check(input, "resolve_neg")
+    check_tensor(input, "resolve_neg")
     return input
 
 
 def sgn(input, *, out=None):
     """z / |z| (0 where z is 0) for complex input; sign(x) for real input."""
-    _check(input, "sgn")
+    check_tensor(input, "sgn")
     if not input.dtype.is_complex:
         r = input.sign()
     else:
         m = _C._complex_abs(input)
         safe = m.masked_fill(m == 0, 1)
         r = input / safe.to(input.dtype) * (m != 0).to(input.dtype)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out)
 
 
 def vdot(input, other, *, out=None):
     """The dot product of two 1-D tensors, conjugating the first."""
-    _check(input, "vdot")
-    _check(other, "vdot")
+    check_tensor(input, "vdot")
+    check_tensor(other, "vdot", "other", 2)
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError(
             f"1D tensors expected, but got {input.dim()}D and {other.dim()}D tensors"
         )
     r = (conj_physical(input) * other).sum() if input.dtype.is_complex else input.dot(other)
-    return r if out is None else out.copy_(r)
+    return write_out(r, out)
 
 
 def _set_part(index):
@@ -159,8 +156,10 @@ def _set_part(index):
     return setter
 
 
-Tensor.real = property(real, _set_part(0), doc="The real part (a view for complex tensors).")
-Tensor.imag = property(imag, _set_part(1), doc="The imaginary part (a view).")
+tensor_method(
+    property(real, _set_part(0), doc="The real part (a view for complex tensors)."), "real"
+)
+tensor_method(property(imag, _set_part(1), doc="The imaginary part (a view)."), "imag")
 for _name in (
     "angle",
     "conj",
@@ -172,6 +171,6 @@ for _name in (
     "sgn",
     "vdot",
 ):
-    setattr(Tensor, _name, globals()[_name])
-Tensor.conj_physical_ = lambda self: self.copy_(conj_physical(self))
-Tensor.sgn_ = lambda self: self.copy_(sgn(self))
+    tensor_method(globals()[_name], _name)
+tensor_method(lambda self: self.copy_(conj_physical(self)), "conj_physical_")
+tensor_method(lambda self: self.copy_(sgn(self)), "sgn_")

@@ -19,6 +19,7 @@ import builtins
 import operator
 
 from torch import _C
+from torch._checks import check_tensor
 
 Tensor = _C.Tensor
 
@@ -64,13 +65,9 @@ def _ints(value, nd, op, name):
 
 
 def _check_args(op, input, weight, bias):
-    for name, t in (("input", input), ("weight", weight)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(t).__name__}")
-    if bias is not None and not isinstance(bias, Tensor):
-        raise TypeError(
-            f"{op}(): argument 'bias' must be Tensor or None, not {type(bias).__name__}"
-        )
+    check_tensor(input, op)
+    check_tensor(weight, op, "weight", None)
+    check_tensor(bias, op, "bias", None, optional=True)
 
 
 def _batched(op, input, nd):
@@ -228,8 +225,7 @@ def conv_transpose3d(
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """Sliding local blocks of a batch of images (im2col): (N, C, H, W) -> (N, C * kH * kW, L),
     L the number of blocks; (C, H, W) -> (C * kH * kW, L)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"unfold(): argument 'input' must be Tensor, not {type(input).__name__}")
+    check_tensor(input, "unfold")
     if input.dim() not in (3, 4):
         raise RuntimeError(
             f"unfold: expected a 3D (unbatched) or 4D (batched) input, but got input of size "
@@ -249,8 +245,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """The adjoint of unfold (col2im): sums the blocks (N, C * kH * kW, L) back into images
     (N, C, *output_size), overlapping values added; (C * kH * kW, L) -> (C, *output_size)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"fold(): argument 'input' must be Tensor, not {type(input).__name__}")
+    check_tensor(input, "fold")
     if input.dim() not in (2, 3):
         raise RuntimeError(
             f"fold: expected a 2D (unbatched) or 3D (batched) input, but got input of size "

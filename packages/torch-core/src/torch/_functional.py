@@ -6,6 +6,13 @@ import collections
 import math
 
 from torch import _C
+from torch._checks import (
+    check_tensor,
+    out_dtype,
+    wrap_dim,  # noqa: F401  (torch-nn imports it from here)
+    write_out,
+    write_outs,
+)
 from torch._grad_mode import no_grad
 
 Tensor = _C.Tensor
@@ -82,22 +89,6 @@ def result_type(name, fields):
     return cls
 
 
-def wrap_dim(dim, ndim, op):
-    """A dim in [-ndim, ndim) as a non-negative index (0-d tensors accept 0 and -1)."""
-    n = builtins.max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(
-            f"{op}: dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-            f"but got {dim})"
-        )
-    return dim % n
-
-
-def _check_tensor(x, op):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
-
-
 def _dims(dim):
     """None (all dims) or a tuple of ints; an empty tuple/list means all dims too."""
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
@@ -107,18 +98,18 @@ def _dims(dim):
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over ``dim`` (an int or a tuple; all dims when None). Integers sum in int64."""
-    _check_tensor(input, "sum")
-    return _out(_C._sum(input, _dims(dim), keepdim, dtype), out)
+    check_tensor(input, "sum")
+    return write_out(_C._sum(input, _dims(dim), keepdim, out_dtype(dtype, out)), out)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    _check_tensor(input, "prod")
-    return _out(_C._prod(input, dim, keepdim, dtype), out)
+    check_tensor(input, "prod")
+    return write_out(_C._prod(input, dim, keepdim, out_dtype(dtype, out)), out)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Arithmetic mean over ``dim``; needs a floating-point input (or ``dtype``)."""
-    _check_tensor(input, "mean")
+    check_tensor(input, "mean")
     dt = dtype or input.dtype
     if not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError(
@@ -126,7 +117,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
             f"or complex dtype. Got: {dt}"
         )
     s = _C._sum(input, _dims(dim), keepdim, dt)
-    return _out(s.div_(_count(input, dim)), out)
+    return write_out(s.div_(_count(input, dim)), out)
 
 
 def _count(input, dim):
@@ -143,20 +134,14 @@ def keep_graph(result, input):
     return result + input * 0 if input.requires_grad else result
 
 
-def _out(result, out):
-    if out is None:
-        return result
-    return out.resize_(result.shape).copy_(result)
-
-
 def amax(input, dim=(), keepdim=False, *, out=None):
     """Maximum over ``dim`` (all dims by default); NaN propagates."""
-    return _out(_C._amax(input, _dims(dim), keepdim, None), out)
+    return write_out(_C._amax(input, _dims(dim), keepdim, None), out)
 
 
 def amin(input, dim=(), keepdim=False, *, out=None):
     """Minimum over ``dim`` (all dims by default); NaN propagates."""
-    return _out(_C._amin(input, _dims(dim), keepdim, None), out)
+    return write_out(_C._amin(input, _dims(dim), keepdim, None), out)
 
 
 # op -> (full reduction, reduction with indices, elementwise form, result type); names, looked
@@ -170,7 +155,7 @@ _MAX_MIN = {
 def _max_min(op, input, dim, keepdim, other, out):
     fn, arg, elementwise, kind = _MAX_MIN[op]
     fn, arg, elementwise = getattr(_C, fn), getattr(_C, arg), getattr(_C, elementwise)
-    _check_tensor(input, op)
+    check_tensor(input, op)
     if isinstance(dim, Tensor):  # torch.max(a, b)
         dim, other = None, dim
     if other is not None:
@@ -182,12 +167,7 @@ def _max_min(op, input, dim, keepdim, other, out):
                 "Specify the reduction dim with the 'dim' argument."
             )
         return fn(input, None, False, None)
-    values, indices = arg(input, dim, keepdim)
-    if out is not None:
-        out[0].resize_(values.shape).copy_(values)
-        out[1].resize_(indices.shape).copy_(indices)
-        return kind(out[0], out[1])
-    return kind(values, indices)
+    return write_outs(kind(*arg(input, dim, keepdim)), out)
 
 
 def max(input, dim=None, keepdim=False, *, other=None, out=None):
@@ -203,12 +183,12 @@ def min(input, dim=None, keepdim=False, *, other=None, out=None):
 
 def argmax(input, dim=None, keepdim=False):
     """Index of the largest value (flat index when ``dim`` is None); the first one on ties."""
-    _check_tensor(input, "argmax")
+    check_tensor(input, "argmax")
     return _C._argmax(input, dim, keepdim and dim is not None)[1]
 
 
 def argmin(input, dim=None, keepdim=False):
-    _check_tensor(input, "argmin")
+    check_tensor(input, "argmin")
     return _C._argmin(input, dim, keepdim and dim is not None)[1]
 
 
@@ -225,14 +205,14 @@ def _truth(input):
 
 def all(input, dim=None, keepdim=False, *, out=None):
     if _no_dims(dim):
-        return _out(_truth(input), out)
-    return _out(_C._all(input, _dims(dim), keepdim, None), out)
+        return write_out(_truth(input), out)
+    return write_out(_C._all(input, _dims(dim), keepdim, None), out)
 
 
 def any(input, dim=None, keepdim=False, *, out=None):
     if _no_dims(dim):
-        return _out(_truth(input), out)
-    return _out(_C._any(input, _dims(dim), keepdim, None), out)
+        return write_out(_truth(input), out)
+    return write_out(_C._any(input, _dims(dim), keepdim, None), out)
 
 
 def count_nonzero(input, dim=None):
@@ -256,12 +236,12 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     mu = _C._sum(input, dims, True, None).div_(builtins.max(_count(input, dims), 1))
     dev = _C.sub(input, mu)
     ss = _C._sum(dev.mul_(dev), dims, keepdim, None)
-    return _out(ss.div_(builtins.max(_count(input, dims) - c, 0)), out)
+    return write_out(ss.div_(builtins.max(_count(input, dims) - c, 0)), out)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """Standard deviation: the square root of :func:`var`."""
-    return _out(var(input, dim, unbiased, keepdim, correction=correction).sqrt_(), out)
+    return write_out(var(input, dim, unbiased, keepdim, correction=correction).sqrt_(), out)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -302,7 +282,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         )
     else:
         raise RuntimeError(f"norm(): unsupported norm type {p!r}")
-    return _out(r, out)
+    return write_out(r, out)
 
 
 def zero_safe_norm(a, dims, keepdim, compute, p=2):
@@ -327,7 +307,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     the dtype's largest and lowest finite values). Integer and bool tensors come back as
     copies. The gradient passes where the input is finite, 0 elsewhere."""
     if not input.dtype.is_floating_point:
-        return _out(input.clone(), out)
+        return write_out(input.clone(), out)
     if posinf is None or neginf is None:
         from torch._dtypes import finfo  # torch._dtypes imports this module
 
@@ -337,7 +317,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     x = input.detach()
     r = _C.where(_C.isnan(x), nan, input)
     r = _C.where(_C.eq(x, math.inf), posinf, r)
-    return _out(_C.where(_C.eq(x, -math.inf), neginf, r), out)
+    return write_out(_C.where(_C.eq(x, -math.inf), neginf, r), out)
 
 
 def dist(input, other, p=2):
@@ -350,13 +330,13 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     x = input if input.dtype.is_floating_point else input._to_dtype(_C.get_default_dtype(), False)
     dims = _dims(dim)
     if x.numel() == 0:
-        return _out(_C._sum(_C.exp(x), dims, keepdim, None).log_(), out)
+        return write_out(_C._sum(_C.exp(x), dims, keepdim, None).log_(), out)
     m = _C._amax(x, dims, True, None)
     m = _C.where(_C.isinf(m), 0.0, m)
     r = _C._sum(_C.exp(_C.sub(x, m)), dims, True, None).log_().add_(m)
     if not keepdim:
         r = r.squeeze(dims) if dims is not None else r.reshape(())
-    return _out(r, out)
+    return write_out(r, out)
 
 
 def _needs_grad(*values):
@@ -374,10 +354,10 @@ def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
     if _needs_grad(input, min, max):
-        return _out(_clamp_graph(input, min, max), out)
+        return write_out(_clamp_graph(input, min, max), out)
     r = input if min is None else _C.maximum(input, min)  # numbers promote weakly
     r = r if max is None else _C.minimum(r, max)
-    return _out(r, out)
+    return write_out(r, out)
 
 
 def _clamp_graph(x, lo, hi):
@@ -448,15 +428,10 @@ def broadcast_shapes(*shapes):
     return Size(reversed(result))
 
 
-def _check_tensors(op, input, other):
-    for name, x in (("input", input), ("other", other)):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(x).__name__}")
-
-
 def equal(input, other):
     """True when both tensors have the same shape and the same values."""
-    _check_tensors("equal", input, other)
+    check_tensor(input, "equal")
+    check_tensor(other, "equal", "other", 2)
     return input.shape == other.shape and builtins.bool(
         _C._all(_C.eq(input, other), None, False, None)
     )
@@ -464,7 +439,8 @@ def equal(input, other):
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise ``|input - other| <= atol + rtol * |other|`` (infinities must match)."""
-    _check_tensors("isclose", input, other)
+    check_tensor(input, "isclose")
+    check_tensor(other, "isclose", "other", 2)
     if input.dtype != other.dtype:
         raise RuntimeError(f"isclose(): {input.dtype} did not match {other.dtype}")
     close = _C.eq(input, other)
@@ -497,7 +473,7 @@ def is_floating_point(input):
 
 def _method_as_function(name):
     def fn(input, *args, **kwargs):
-        _check_tensor(input, name)
+        check_tensor(input, name)
         # looked up at each call: torch-autograd wraps the Tensor methods after this import
         return getattr(Tensor, name)(input, *args, **kwargs)
 
@@ -513,11 +489,11 @@ for _name in _METHOD_FUNCTIONS + _INPLACE_FUNCTIONS:
 # The two whose PyTorch argument names the Tensor methods here do not take by keyword.
 def fill_(input, value):
     """``torch.fill_(input, value)`` is ``input.fill_(value)``."""
-    _check_tensor(input, "fill_")
+    check_tensor(input, "fill_")
     return Tensor.fill_(input, value)
 
 
 def resize_as_(input, the_template, *, memory_format=None):
     """``torch.resize_as_(input, the_template)`` is ``input.resize_as_(the_template)``."""
-    _check_tensor(input, "resize_as_")
+    check_tensor(input, "resize_as_")
     return input.resize_as_(the_template)

@@ -29,7 +29,9 @@ import itertools
 import math
 
 import torch
-from torch._functional import _out, result_type
+from torch._checks import check_castable, check_tensor, dtype_name, write_out, write_outs
+from torch._functional import result_type
+from torch._tensor import tensor_method
 
 Tensor = torch.Tensor
 
@@ -53,28 +55,8 @@ _histogram = result_type("histogram", ["hist", "bin_edges"])
 # ---------------------------------------------------------------- argument helpers
 
 
-def _type_name(x):
-    return type(x).__name__
-
-
-def _check_tensor(x, op, name="input", pos=1):
-    if not isinstance(x, Tensor):
-        raise TypeError(
-            f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {_type_name(x)}"
-        )
-
-
-def _dtype_name(dtype):
-    return {
-        torch.float16: "Half", torch.bfloat16: "BFloat16", torch.float32: "Float",
-        torch.float64: "Double", torch.int8: "Char", torch.uint8: "Byte", torch.int16: "Short",
-        torch.int32: "Int", torch.int64: "Long", torch.bool: "Bool",
-        torch.complex64: "ComplexFloat", torch.complex128: "ComplexDouble",
-    }.get(dtype, str(dtype))  # fmt: skip
-
-
 def _not_implemented(op, dtype):
-    raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{_dtype_name(dtype)}'")
+    raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{dtype_name(dtype)}'")
 
 
 def _float_dtype(dtype):
@@ -96,8 +78,8 @@ def _float_pair(a, b, op, scalars=True):
         if not isinstance(a, Tensor) and not isinstance(b, Tensor):
             raise TypeError(f"{op}(): expected at least one Tensor argument")
     else:
-        _check_tensor(a, op, "input", 1)
-        _check_tensor(b, op, "other", 2)
+        check_tensor(a, op, "input", 1)
+        check_tensor(b, op, "other", 2)
     dtype = _float_dtype(torch.result_type(a, b))
     a = a.to(dtype) if isinstance(a, Tensor) else torch.full((), a, dtype=dtype)
     b = b.to(dtype) if isinstance(b, Tensor) else torch.full((), b, dtype=dtype)
@@ -107,8 +89,8 @@ def _float_pair(a, b, op, scalars=True):
 def _real_float_pair(a, b, op):
     """Tensor operands of a real floating op (integers promote to the default dtype only when
     mixed with a float; two integer tensors raise like PyTorch's kernels)."""
-    _check_tensor(a, op, "input", 1)
-    _check_tensor(b, op, "other", 2)
+    check_tensor(a, op, "input", 1)
+    check_tensor(b, op, "other", 2)
     dtype = torch.result_type(a, b)
     if not dtype.is_floating_point:
         _not_implemented(op, dtype)
@@ -130,11 +112,7 @@ def _f64(x):
 def _inplace(fn, name):
     def method(self, *args, **kwargs):
         result = fn(self, *args, **kwargs)
-        if not torch.can_cast(result.dtype, self.dtype):
-            raise RuntimeError(
-                f"result type {_dtype_name(result.dtype)} can't be cast to the desired output "
-                f"type {_dtype_name(self.dtype)}"
-            )
+        check_castable(result.dtype, self.dtype)
         if tuple(result.shape) != tuple(self.shape):
             raise RuntimeError(
                 f"output with shape {list(self.shape)} doesn't match the broadcast shape "
@@ -152,7 +130,7 @@ def _inplace(fn, name):
 
 def signbit(input, *, out=None):
     """True where the sign of ``input`` is negative (including -0.0)."""
-    _check_tensor(input, "signbit")
+    check_tensor(input, "signbit")
     if input.dtype.is_complex:
         raise RuntimeError("signbit is not implemented for complex tensors.")
     if input.dtype == torch.bool:
@@ -163,7 +141,7 @@ def signbit(input, *, out=None):
         x = input.detach()
         zero = x == 0
         r = torch.logical_or(x < 0, torch.logical_and(zero, (1 / _safe(~zero, x, 1.0)) < 0))
-    return _out(r, out)
+    return write_out(r, out)
 
 
 def copysign(input, other, *, out=None):
@@ -171,12 +149,12 @@ def copysign(input, other, *, out=None):
     a, b = _float_pair(input, other, "copysign")
     neg = signbit(b)
     # a product, not a negation: the core's neg(0.0) is +0.0
-    return _out(torch.abs(a) * torch.where(neg, -1.0, 1.0).to(a.dtype), out)
+    return write_out(torch.abs(a) * torch.where(neg, -1.0, 1.0).to(a.dtype), out)
 
 
 def _fminmax(op, pick, input, other, out):
-    _check_tensor(input, op, "input", 1)
-    _check_tensor(other, op, "other", 2)
+    check_tensor(input, op, "input", 1)
+    check_tensor(other, op, "other", 2)
     if input.dtype.is_complex or other.dtype.is_complex:
         raise RuntimeError(f"{op} not implemented for complex tensors.")
     r = pick(input, other)
@@ -185,7 +163,7 @@ def _fminmax(op, pick, input, other, out):
         b_nan = torch.isnan(other.detach())
         dt = r.dtype
         r = torch.where(b_nan, input.to(dt), torch.where(a_nan, other.to(dt), r))
-    return _out(r, out)
+    return write_out(r, out)
 
 
 def fmax(input, other, *, out=None):
@@ -213,7 +191,7 @@ def hypot(input, other, *, out=None):
     r = torch.sqrt(_safe(zero, x * x + y * y, 1.0)) / s2 / s1
     r = torch.where(zero, 0.0, r)  # gradient 0 at (0, 0) (PyTorch's is NaN there)
     r = torch.where(inf, math.inf, r)
-    return _out(r, out)
+    return write_out(r, out)
 
 
 def _logaddexp(op, input, other, out, base2):
@@ -229,7 +207,7 @@ def _logaddexp(op, input, other, out, base2):
     else:
         r = m + torch.log1p(torch.exp(-ad_))
         r = torch.where(same, (a + b) / 2 + math.log(2.0), r)
-    return _out(r, out)
+    return write_out(r, out)
 
 
 def logaddexp(input, other, *, out=None):
@@ -244,7 +222,7 @@ def logaddexp2(input, other, *, out=None):
 
 def positive(input):
     """``input`` itself (unary plus); bool tensors raise, as in PyTorch."""
-    _check_tensor(input, "positive")
+    check_tensor(input, "positive")
     if input.dtype == torch.bool:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
@@ -252,13 +230,13 @@ def positive(input):
 
 def ravel(input):
     """The elements of ``input`` as a contiguous 1-D tensor (a view when possible)."""
-    _check_tensor(input, "ravel")
+    check_tensor(input, "ravel")
     return input.reshape(-1)
 
 
 def rsub(input, other, *, alpha=1):
     """other - alpha * input."""
-    _check_tensor(input, "rsub")
+    check_tensor(input, "rsub")
     if not isinstance(other, Tensor):
         other = torch.full((), other, dtype=torch.result_type(input, other))
     return torch.sub(other, input, alpha=alpha)
@@ -266,22 +244,22 @@ def rsub(input, other, *, alpha=1):
 
 def heaviside(input, values, *, out=None):
     """0 where input < 0, ``values`` where input == 0, 1 where input > 0."""
-    _check_tensor(input, "heaviside", "input", 1)
-    _check_tensor(values, "heaviside", "values", 2)
+    check_tensor(input, "heaviside", "input", 1)
+    check_tensor(values, "heaviside", "values", 2)
     if input.dtype.is_complex or values.dtype.is_complex:
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     x = input.detach()
     r = torch.where(x == 0, values, (x > 0).to(input.dtype))
-    return _out(r, out)
+    return write_out(r, out)
 
 
 def _angle_scale(op, input, factor, out):
-    _check_tensor(input, op)
+    check_tensor(input, op)
     if input.dtype.is_complex:
         raise RuntimeError(f"{op} is not supported for complex tensors.")
-    return _out(_as_float(input) * factor, out)
+    return write_out(_as_float(input) * factor, out)
 
 
 def deg2rad(input, *, out=None):
@@ -312,31 +290,31 @@ def float_power(input, exponent, *, out=None):
     exp = exponent.to(dt) if isinstance(exponent, Tensor) else exponent
     if isinstance(exp, builtins.bool):
         exp = builtins.int(exp)
-    return _out(torch.pow(base, exp), out)
+    return write_out(torch.pow(base, exp), out)
 
 
 def _float_power_(self, exponent):
     dt = _float_power_dtype(self, exponent)
     if self.dtype != dt:
         raise RuntimeError(
-            f"the base given to float_power_ has dtype {_dtype_name(self.dtype)} but the "
-            f"operation's result requires dtype {_dtype_name(dt)}"
+            f"the base given to float_power_ has dtype {dtype_name(self.dtype)} but the "
+            f"operation's result requires dtype {dtype_name(dt)}"
         )
     return self.copy_(float_power(self, exponent))
 
 
 def ldexp(input, other, *, out=None):
     """input * 2**other."""
-    _check_tensor(input, "ldexp", "input", 1)
-    _check_tensor(other, "ldexp", "other", 2)
+    check_tensor(input, "ldexp", "input", 1)
+    check_tensor(other, "ldexp", "other", 2)
     dtype = _float_dtype(torch.result_type(input, other))
-    return _out(input.to(dtype) * torch.exp2(other.to(dtype)), out)
+    return write_out(input.to(dtype) * torch.exp2(other.to(dtype)), out)
 
 
 def frexp(input, *, out=None):
     """(mantissa, exponent) with input = mantissa * 2**exponent and ``0.5 <= |mantissa| < 1``;
     the exponent is int32, and 0, inf and NaN have exponent 0."""
-    _check_tensor(input, "frexp")
+    check_tensor(input, "frexp")
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     with torch.no_grad():
@@ -354,16 +332,12 @@ def frexp(input, *, out=None):
         else ((input.to(torch.float64) / torch.exp2(e)).to(input.dtype))
     )
     exponent = e.to(torch.int32)
-    if out is not None:
-        _out(mantissa, out[0])
-        _out(exponent, out[1])
-        return _frexp(out[0], out[1])
-    return _frexp(mantissa, exponent)
+    return write_outs(_frexp(mantissa, exponent), out)
 
 
 def _int_pair(input, other, op):
-    _check_tensor(input, op, "input", 1)
-    _check_tensor(other, op, "other", 2)
+    check_tensor(input, op, "input", 1)
+    check_tensor(other, op, "other", 2)
     dtype = torch.result_type(input, other)
     if dtype.is_floating_point or dtype.is_complex or dtype == torch.bool:
         _not_implemented(op, dtype)
@@ -385,7 +359,7 @@ def _gcd(a, b):
 def gcd(input, other, *, out=None):
     """The greatest common divisor of integer tensors (non-negative; gcd(0, 0) = 0)."""
     a, b = _int_pair(input, other, "gcd")
-    return _out(_gcd(a, b).to(a.dtype), out)
+    return write_out(_gcd(a, b).to(a.dtype), out)
 
 
 def lcm(input, other, *, out=None):
@@ -394,7 +368,7 @@ def lcm(input, other, *, out=None):
     g = _gcd(a, b).to(a.dtype)
     zero = g == 0
     r = torch.abs(torch.div(a, torch.where(zero, 1, g), rounding_mode="trunc") * b)
-    return _out(torch.where(zero, 0, r).to(a.dtype), out)
+    return write_out(torch.where(zero, 0, r).to(a.dtype), out)
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
@@ -428,7 +402,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """(min, max) over ``dim`` (all elements by default)."""
-    _check_tensor(input, "aminmax")
+    check_tensor(input, "aminmax")
     if input.numel() == 0 and (dim is None or input.shape[dim] == 0):
         raise RuntimeError(
             "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
@@ -441,16 +415,12 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
             lo, hi = lo.reshape(shape), hi.reshape(shape)
     else:
         lo, hi = torch.amin(input, dim, keepdim), torch.amax(input, dim, keepdim)
-    if out is not None:
-        _out(lo, out[0])
-        _out(hi, out[1])
-        return _aminmax(out[0], out[1])
-    return _aminmax(lo, hi)
+    return write_outs(_aminmax(lo, hi), out)
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The n-th forward difference along ``dim`` (logical xor for bools)."""
-    _check_tensor(input, "diff")
+    check_tensor(input, "diff")
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -482,7 +452,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     and one-sided differences of order ``edge_order`` (1 or 2) at the edges; one tensor per
     dimension in ``dim``. ``spacing`` is one number (for every dimension), a list of numbers
     (one per dimension), or a list of 1-D coordinate tensors."""
-    _check_tensor(input, "gradient")
+    check_tensor(input, "gradient")
     if edge_order not in (1, 2):
         raise RuntimeError(
             f"torch.gradient only supports edge_order=1 and edge_order=2. Got {edge_order}"
@@ -568,7 +538,7 @@ def _gradient_1d(f, d, h, edge_order):
 
 
 def _trapezoid_parts(y, x, dx, dim, op):
-    _check_tensor(y, op, "y", 1)
+    check_tensor(y, op, "y", 1)
     if x is not None and dx is not None:
         raise TypeError(f"{op}(): pass either x or dx, not both")
     d = dim % y.dim() if y.dim() else dim
@@ -578,7 +548,7 @@ def _trapezoid_parts(y, x, dx, dim, op):
         return yf, d, n
     avg = (yf.narrow(d, 1, n - 1) + yf.narrow(d, 0, n - 1)) / 2
     if x is not None:
-        _check_tensor(x, op, "x", 2)
+        check_tensor(x, op, "x", 2)
         xf = x if x.dtype.is_floating_point else x.to(yf.dtype)
         if xf.dim() == 1:
             if xf.shape[0] != n:
@@ -620,7 +590,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """The covariance matrix of the variables in the rows of ``input`` (observations in its
     columns), with optional integer frequency weights and real observation weights."""
-    _check_tensor(input, "cov")
+    check_tensor(input, "cov")
     if input.dim() > 2:
         raise RuntimeError(
             "cov(): expected input to have two or fewer dimensions but got an input with "
@@ -676,7 +646,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 def corrcoef(input):
     """Pearson correlation coefficients of the variables in the rows of ``input``."""
-    _check_tensor(input, "corrcoef")
+    check_tensor(input, "corrcoef")
     if input.dim() > 2:
         raise RuntimeError(
             "corrcoef(): expected input to have two or fewer dimensions but got an input with "
@@ -699,10 +669,10 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     """(hist, bin_edges): counts (or summed ``weight``) of ``input`` in ``bins`` equal bins
     over ``range`` (the data's span by default), or in bins with the given edges; the last
     bin includes its right edge. With ``density`` the counts become a density."""
-    _check_tensor(input, "histogram")
+    check_tensor(input, "histogram")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(
-            f"\"histogramdd\" not implemented for '{_dtype_name(input.dtype)}'"
+            f"\"histogramdd\" not implemented for '{dtype_name(input.dtype)}'"
         )
     dtype = input.dtype
     x = input.detach().reshape(-1)
@@ -760,16 +730,14 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
         widths = edges[1:] - edges[:-1]
         hist = hist / (torch.sum(hist) * widths)
     if out is not None:
-        _out(hist, out[0])
-        _out(edges.to(dtype), out[1])
-        return _histogram(out[0], out[1])
+        return write_outs(_histogram(hist, edges.to(dtype)), out)
     return _histogram(hist, edges.clone() if isinstance(bins, Tensor) else edges)
 
 
 def renorm(input, p, dim, maxnorm, *, out=None):
     """``input`` with each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to
     norm ``maxnorm``."""
-    _check_tensor(input, "renorm")
+    check_tensor(input, "renorm")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         _not_implemented("renorm", input.dtype)
     if p <= 0:
@@ -785,12 +753,12 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     norm = torch.linalg.vector_norm(input, p, dim=others, keepdim=True)
     nd = norm.detach()
     factor = torch.where(nd > maxnorm, maxnorm / (norm + 1e-7), 1.0).to(input.dtype)
-    return _out(input * factor, out)
+    return write_out(input * factor, out)
 
 
 def combinations(input, r=2, with_replacement=False):
     """The length-``r`` combinations of the elements of a 1-D tensor, one per row."""
-    _check_tensor(input, "combinations")
+    check_tensor(input, "combinations")
     if input.dim() != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     if r < 0:
@@ -821,9 +789,9 @@ def _check_beta_alpha(dtype, beta, alpha):
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * sum_i batch1[i] @ batch2[i]."""
-    _check_tensor(input, "addbmm")
+    check_tensor(input, "addbmm")
     for name, b in (("batch1", batch1), ("batch2", batch2)):
-        _check_tensor(b, "addbmm", name, 2)
+        check_tensor(b, "addbmm", name, 2)
         if b.dim() < 3:  # PyTorch reads size(2) of each first
             d = builtins.max(b.dim(), 1)
             raise IndexError(
@@ -850,7 +818,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     else:
         prod = torch.sum(torch.bmm(batch1, batch2), 0)
     prod = prod.expand(batch1.shape[1], batch2.shape[2])
-    return _out(_addlike(input, prod, beta, alpha), out)
+    return write_out(_addlike(input, prod, beta, alpha), out)
 
 
 def _addlike(input, prod, beta, alpha):
@@ -862,9 +830,9 @@ def _addlike(input, prod, beta, alpha):
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * outer(vec1, vec2) (logical and/or for bool tensors)."""
-    _check_tensor(input, "addr")
+    check_tensor(input, "addr")
     for name, v in (("vec1", vec1), ("vec2", vec2)):
-        _check_tensor(v, "addr", name, 2)
+        check_tensor(v, "addr", name, 2)
         if v.dim() != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
     if input.dtype == torch.bool:
@@ -876,19 +844,19 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
             if beta
             else torch.zeros_like(input)
         )
-        return _out(torch.logical_or(base, prod), out)
+        return write_out(torch.logical_or(base, prod), out)
     _check_beta_alpha(input.dtype, beta, alpha)
     prod = vec1.unsqueeze(1) * vec2.unsqueeze(0)
-    return _out(_addlike(input, prod, beta, alpha), out)
+    return write_out(_addlike(input, prod, beta, alpha), out)
 
 
 def inner(input, other, *, out=None):
     """The dot product over the last dimension of both tensors (a plain product when either
     is 0-d); the result has shape input.shape[:-1] + other.shape[:-1]."""
-    _check_tensor(input, "inner", "input", 1)
-    _check_tensor(other, "inner", "other", 2)
+    check_tensor(input, "inner", "input", 1)
+    check_tensor(other, "inner", "other", 2)
     if input.dim() == 0 or other.dim() == 0:
-        return _out(input * other, out)
+        return write_out(input * other, out)
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(
             f"inner() the last dimension must match on both input tensors but got shapes "
@@ -897,14 +865,14 @@ def inner(input, other, *, out=None):
     k = input.shape[-1]
     b = other.reshape(-1, k).transpose(0, 1)
     r = torch.matmul(input.reshape(-1, k), b)
-    return _out(r.reshape(*input.shape[:-1], *other.shape[:-1]), out)
+    return write_out(r.reshape(*input.shape[:-1], *other.shape[:-1]), out)
 
 
 def block_diag(*tensors):
     """A block-diagonal matrix with the given tensors (0-, 1- or 2-D) as its blocks."""
     mats = []
     for i, t in enumerate(tensors):
-        _check_tensor(t, "block_diag", "tensors", 1)
+        check_tensor(t, "block_diag", "tensors", 1)
         if t.dim() > 2:
             raise RuntimeError(
                 f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} "
@@ -946,12 +914,12 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     (..., R, M): a (..., P, R) tensor. For p = 2 with more than 25 rows (or always, with
     ``compute_mode="use_mm_for_euclid_dist"``) the squared distances are computed as
     ``|a|^2 - 2 a.b + |b|^2`` by a matrix product, clamped at 0."""
-    _check_tensor(x1, "cdist", "x1", 1)
-    _check_tensor(x2, "cdist", "x2", 2)
+    check_tensor(x1, "cdist", "x1", 1)
+    check_tensor(x2, "cdist", "x2", 2)
     for name, x in (("X1", x1), ("X2", x2)):
         if not x.dtype.is_floating_point:
             raise RuntimeError(
-                f"cdist only supports floating-point dtypes, {name} got: {_dtype_name(x.dtype)}"
+                f"cdist only supports floating-point dtypes, {name} got: {dtype_name(x.dtype)}"
             )
         if x.dim() < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.dim()}D")
@@ -989,7 +957,7 @@ def matrix_exp(A):
     """The matrix exponential of square matrices (..., n, n), by scaling and squaring: the
     matrices are scaled by 2^-s to 1-norm <= 1/2, an 18-term Taylor series is summed in
     float64 (complex128 for complex inputs) and the result is squared s times."""
-    _check_tensor(A, "matrix_exp", "A", 1)
+    check_tensor(A, "matrix_exp", "A", 1)
     if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(
             f"linalg.matrix_exp: A must be batches of square matrices, but they are "
@@ -998,7 +966,7 @@ def matrix_exp(A):
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(
             "linalg.matrix_exp: Expected a floating point or complex tensor as input. Got "
-            f"{_dtype_name(A.dtype)}"
+            f"{dtype_name(A.dtype)}"
         )
     n = A.shape[-1]
     if A.numel() == 0:
@@ -1079,7 +1047,7 @@ def _lgamma_pos(x):
 
 def lgamma(input, *, out=None):
     """``log |Gamma(x)|`` (inf at 0 and the negative integers)."""
-    _check_tensor(input, "lgamma")
+    check_tensor(input, "lgamma")
     x, dt = _f64(input)
     if x.is_complex():
         raise RuntimeError("lgamma is not implemented for complex tensors.")
@@ -1095,7 +1063,7 @@ def lgamma(input, *, out=None):
     r = torch.where(neg, refl, r)
     r = torch.where(bad, math.inf, r)
     r = torch.where(torch.isnan(xd), math.nan, r)
-    return _out(r.to(dt), out)
+    return write_out(r.to(dt), out)
 
 
 def _digamma_pos(x):
@@ -1122,12 +1090,12 @@ def _digamma_pos(x):
 
 def digamma(input, *, out=None):
     """psi(x) = d/dx log Gamma(x); -inf at +0, +inf at -0, NaN at the negative integers."""
-    _check_tensor(input, "digamma")
+    check_tensor(input, "digamma")
     x, dt = _f64(input)
     if x.is_complex():
         raise RuntimeError("digamma is not implemented for complex tensors.")
     r = _digamma_f64(x)
-    return _out(r.to(dt), out)
+    return write_out(r.to(dt), out)
 
 
 def _digamma_f64(x):
@@ -1206,7 +1174,7 @@ def _zeta_f64_tail(s, q):
 
 def polygamma(n, input, *, out=None):
     """The n-th derivative of the digamma function (n = 0 is digamma itself)."""
-    _check_tensor(input, "polygamma", "input", 2)
+    check_tensor(input, "polygamma", "input", 2)
     n = builtins.int(n)
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
@@ -1214,7 +1182,7 @@ def polygamma(n, input, *, out=None):
     if x.is_complex():
         raise RuntimeError("polygamma is not implemented for complex tensors.")
     if n == 0:
-        return _out(_digamma_f64(x).to(dt), out)
+        return write_out(_digamma_f64(x).to(dt), out)
     xd = x.detach()
     pole = torch.logical_and(xd <= 0, torch.floor(xd) == xd)
     bad = torch.logical_or(pole, torch.logical_or(torch.isinf(xd), torch.isnan(xd)))
@@ -1225,14 +1193,14 @@ def polygamma(n, input, *, out=None):
     r = torch.where(pole, sign * math.inf, r)
     r = torch.where(xd == math.inf, 0.0 if n == 1 else math.nan, r)
     r = torch.where(torch.logical_or(xd == -math.inf, torch.isnan(xd)), math.nan, r)
-    return _out(r.to(dt), out)
+    return write_out(r.to(dt), out)
 
 
 def mvlgamma(input, p, *, out=None):
     """The log of the multivariate gamma function of dimension ``p``:
     p (p - 1) / 4 log(pi) + sum_{i < p} lgamma(x - i / 2) (finite for x > (p - 1) / 2; like
     PyTorch, other x are not rejected)."""
-    _check_tensor(input, "mvlgamma")
+    check_tensor(input, "mvlgamma")
     if input.dtype == torch.bool:
         raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
@@ -1241,7 +1209,7 @@ def mvlgamma(input, p, *, out=None):
     r = p * (p - 1) / 4 * math.log(math.pi)
     for i in builtins.range(p):
         r = r + lgamma(x - i / 2)
-    return _out(r, out)
+    return write_out(r, out)
 
 
 _BESSEL_SWITCH = 25.0
@@ -1283,11 +1251,11 @@ def _bessel(x, order, scaled):
 
 
 def _bessel_op(input, out, order, scaled, op):
-    _check_tensor(input, op)
+    check_tensor(input, op)
     x, dt = _f64(input)
     if x.is_complex():
         raise RuntimeError(f"{op} is not implemented for complex tensors.")
-    return _out(_bessel(x, order, scaled).to(dt), out)
+    return write_out(_bessel(x, order, scaled).to(dt), out)
 
 
 def i0(input, *, out=None):
@@ -1341,13 +1309,9 @@ _INPLACE_METHODS = (
 )  # fmt: skip
 
 for _name, _fn in _METHODS.items():
-    if _name not in Tensor.__dict__:
-        setattr(Tensor, _name, _fn)
+    tensor_method(_fn, _name)
 for _name in _INPLACE_METHODS:
-    if _name + "_" not in Tensor.__dict__:
-        setattr(Tensor, _name + "_", _inplace(_METHODS[_name], _name + "_"))
-if "float_power_" not in Tensor.__dict__:
-    Tensor.float_power_ = _float_power_
-if "polygamma_" not in Tensor.__dict__:
-    Tensor.polygamma_ = _inplace(_polygamma_method, "polygamma_")
+    tensor_method(_inplace(_METHODS[_name], _name + "_"))
+tensor_method(_float_power_, "float_power_")
+tensor_method(_inplace(_polygamma_method, "polygamma_"))
 del _name, _fn

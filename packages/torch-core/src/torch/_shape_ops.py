@@ -11,8 +11,10 @@ import math
 import warnings
 
 from torch import _C
+from torch._checks import wrap_dim as _wrap
+from torch._checks import write_out
 from torch._functional import broadcast_shapes
-from torch._functional import wrap_dim as _wrap
+from torch._tensor import tensor_method
 
 Tensor = _C.Tensor
 
@@ -305,7 +307,7 @@ def _repeat(self, *sizes, repeats=None):
     return result
 
 
-Tensor.repeat = _repeat
+tensor_method(_repeat, "repeat")
 
 
 def tile(input, dims):
@@ -431,9 +433,7 @@ def diag(input, diagonal=0, *, out=None):
         result = input.diagonal(diagonal).clone()
     else:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
-    if out is not None:
-        return out.resize_(result.shape).copy_(result)
-    return result
+    return write_out(result, out)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -474,9 +474,7 @@ def kron(input, other, *, out=None):
     a = input.reshape([v for s in a_shape for v in (s, 1)])
     b = other.reshape([v for s in b_shape for v in (1, s)])
     result = _C.mul(a, b).reshape([x * y for x, y in zip(a_shape, b_shape)])
-    if out is not None:
-        return out.resize_(result.shape).copy_(result)
-    return result
+    return write_out(result, out)
 
 
 # ---------------------------------------------------------------- moving dims, broadcasting
@@ -585,13 +583,13 @@ def _split_method(self, split_size, dim=0):
     return split(self, split_size, dim)
 
 
-Tensor.flip = _flip_method
-Tensor.split = _split_method
-Tensor.tril_ = _tri_(False)
-Tensor.triu_ = _tri_(True)
+tensor_method(_flip_method, "flip")
+tensor_method(_split_method, "split")
+tensor_method(_tri_(False), "tril_")
+tensor_method(_tri_(True), "triu_")
 for _name in (
     "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "unbind", "unflatten",
     "repeat_interleave", "tile", "fliplr", "flipud", "roll", "rot90", "tril", "triu", "diag",
     "diag_embed", "outer", "ger", "kron", "movedim", "moveaxis", "broadcast_to",
 ):  # fmt: skip
-    setattr(Tensor, _name, globals()[_name])
+    tensor_method(globals()[_name], _name)

@@ -10,7 +10,9 @@ import collections
 import operator
 
 from torch import _C
-from torch._functional import _check_tensor, _dims, _out, return_types
+from torch._checks import check_tensor, out_dtype, write_out, write_outs
+from torch._functional import _dims, return_types
+from torch._tensor import tensor_method
 
 Tensor = _C.Tensor
 
@@ -42,12 +44,7 @@ __all__ = list(TENSOR_METHODS)
 
 
 def _named(kind, pair, out=None):
-    values, indices = pair
-    if out is not None:
-        out[0].resize_(values.shape).copy_(values)
-        out[1].resize_(indices.shape).copy_(indices)
-        values, indices = out
-    return getattr(return_types, kind)(values, indices)
+    return write_outs(getattr(return_types, kind)(*pair), out)
 
 
 def _int_dim(value, op, arg="dim"):
@@ -66,31 +63,33 @@ def _int_dim(value, op, arg="dim"):
 
 def cumsum(input, dim, *, dtype=None, out=None):
     """Running sum along ``dim``; integers and bool accumulate in int64 unless ``dtype``."""
-    _check_tensor(input, "cumsum")
-    return _out(_C._cumsum(input, _int_dim(dim, "cumsum"), dtype), out)
+    check_tensor(input, "cumsum")
+    dtype = out_dtype(dtype, out)
+    return write_out(_C._cumsum(input, _int_dim(dim, "cumsum"), dtype), out)
 
 
 def cumprod(input, dim, *, dtype=None, out=None):
     """Running product along ``dim``; integers and bool accumulate in int64 unless ``dtype``."""
-    _check_tensor(input, "cumprod")
-    return _out(_C._cumprod(input, _int_dim(dim, "cumprod"), dtype), out)
+    check_tensor(input, "cumprod")
+    dtype = out_dtype(dtype, out)
+    return write_out(_C._cumprod(input, _int_dim(dim, "cumprod"), dtype), out)
 
 
 def logcumsumexp(input, dim, *, out=None):
     """log(cumsum(exp(x))) along ``dim``, computed without overflow (floating inputs)."""
-    _check_tensor(input, "logcumsumexp")
-    return _out(_C._logcumsumexp(input, _int_dim(dim, "logcumsumexp"), None), out)
+    check_tensor(input, "logcumsumexp")
+    return write_out(_C._logcumsumexp(input, _int_dim(dim, "logcumsumexp"), None), out)
 
 
 def cummax(input, dim, *, out=None):
     """Running maximum along ``dim`` and the index where it was (the latest on ties)."""
-    _check_tensor(input, "cummax")
+    check_tensor(input, "cummax")
     return _named("cummax", _C._cummax(input, _int_dim(dim, "cummax")), out)
 
 
 def cummin(input, dim, *, out=None):
     """Running minimum along ``dim`` and the index where it was (the latest on ties)."""
-    _check_tensor(input, "cummin")
+    check_tensor(input, "cummin")
     return _named("cummin", _C._cummin(input, _int_dim(dim, "cummin")), out)
 
 
@@ -108,7 +107,7 @@ def _cumprod_(self, dim, *, dtype=None):
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     """(values, indices) sorted along ``dim``. The sort is always stable: equal values keep
     their order (``stable`` is accepted for compatibility). NaN sorts as the largest."""
-    _check_tensor(input, "sort")
+    check_tensor(input, "sort")
     return _named("sort", _C._sort(input, _int_dim(dim, "sort"), builtins.bool(descending)), out)
 
 
@@ -119,29 +118,29 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 def msort(input, *, out=None):
     """``input`` sorted along its first dim."""
-    return _out(sort(input, 0).values, out)
+    return write_out(sort(input, 0).values, out)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices, largest first
     (smallest first when ``largest=False``); the result is sorted either way."""
-    _check_tensor(input, "topk")
+    check_tensor(input, "topk")
     k, dim = _int_dim(k, "topk", "k"), _int_dim(dim, "topk")
     return _named("topk", _C._topk(input, k, dim, builtins.bool(largest)), out)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The ``k``-th smallest value (1-based) along ``dim`` and its index."""
-    _check_tensor(input, "kthvalue")
+    check_tensor(input, "kthvalue")
     k, dim = _int_dim(k, "kthvalue", "k"), _int_dim(dim, "kthvalue")
     return _named("kthvalue", _C._kthvalue(input, k, dim, keepdim), out)
 
 
 def _median(kind, input, dim, keepdim, out):
-    _check_tensor(input, kind)
+    check_tensor(input, kind)
     ignore_nan = kind == "nanmedian"
     if dim is None:
-        return _out(_C._median_all(input, ignore_nan), out)
+        return write_out(_C._median_all(input, ignore_nan), out)
     return _named(kind, _C._median_dim(input, _int_dim(dim, kind), keepdim, ignore_nan), out)
 
 
@@ -158,12 +157,12 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
 
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """The most frequent value along ``dim`` (the smallest on ties) and its last index."""
-    _check_tensor(input, "mode")
+    check_tensor(input, "mode")
     return _named("mode", _C._mode(input, _int_dim(dim, "mode"), keepdim), out)
 
 
 def _quantile(kind, input, q, dim, keepdim, interpolation, out):
-    _check_tensor(input, kind)
+    check_tensor(input, kind)
     if isinstance(q, Tensor):
         if q.dim() > 1:
             raise RuntimeError(f"{kind}() q must be a scalar or 1D tensor, got {q.dim()} dims")
@@ -180,7 +179,7 @@ def _quantile(kind, input, q, dim, keepdim, interpolation, out):
     all_dims = dim is None
     d = 0 if all_dims else _int_dim(dim, kind)
     r = _C._quantile(input, qs, q_dim, d, all_dims, keepdim, interpolation, kind == "nanquantile")
-    return _out(r, out)
+    return write_out(r, out)
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
@@ -206,14 +205,14 @@ def _unique_result(values, inverse, counts, return_inverse, return_counts):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values (slices along ``dim`` when given), in ascending order, with
     optionally each input element's position in them and how often each occurs."""
-    _check_tensor(input, "unique")
+    check_tensor(input, "unique")
     values, inverse, counts = _C._unique(input, False, dim)
     return _unique_result(values, inverse, counts, return_inverse, return_counts)
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapses each run of equal consecutive values (or slices along ``dim``) to one."""
-    _check_tensor(input, "unique_consecutive")
+    check_tensor(input, "unique_consecutive")
     values, inverse, counts = _C._unique(input, True, dim)
     return _unique_result(values, inverse, counts, return_inverse, return_counts)
 
@@ -223,24 +222,24 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over ``dim`` treating NaN as zero."""
-    _check_tensor(input, "nansum")
+    check_tensor(input, "nansum")
     x = _C.where(_C.isnan(input), 0, input) if input.dtype.is_floating_point else input
-    return _out(_C._sum(x, _dims(dim), keepdim, dtype), out)
+    return write_out(_C._sum(x, _dims(dim), keepdim, out_dtype(dtype, out)), out)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Mean over ``dim`` of the values that are not NaN (floating inputs)."""
-    _check_tensor(input, "nanmean")
+    check_tensor(input, "nanmean")
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             f"nanmean(): expected input to have floating point dtype but got {input.dtype}"
         )
     total = nansum(input, dim, keepdim, dtype=dtype)
     count = _C._sum(_C.logical_not(_C.isnan(input)), _dims(dim), keepdim, None)
-    return _out(total.div_(count), out)
+    return write_out(total.div_(count), out)
 
 
 for _name in TENSOR_METHODS:
-    setattr(Tensor, _name, globals()[_name])
-Tensor.cumsum_ = _cumsum_
-Tensor.cumprod_ = _cumprod_
+    tensor_method(globals()[_name], _name)
+tensor_method(_cumsum_, "cumsum_")
+tensor_method(_cumprod_, "cumprod_")

@@ -1,7 +1,9 @@
 """Tensor methods written in Python, attached to the compiled ``torch.Tensor`` class.
 
 The hot methods (arithmetic, views, indexing) are bound in C++; the ones here parse richer
-argument forms or compose primitives, where a microsecond of Python does not matter.
+argument forms or compose primitives, where a microsecond of Python does not matter. Every
+Python module that adds Tensor methods (torch._sorting, torch._index_ops, ...) does so through
+:func:`tensor_method`.
 """
 
 import builtins
@@ -14,9 +16,20 @@ from torch._tensor_str import tensor_repr
 
 Tensor = _C.Tensor
 
+
+def tensor_method(fn, name=None):
+    """Puts ``fn`` (a function, property or value) on torch.Tensor as ``name`` (by default
+    its own name) and returns it: the one way Python code adds Tensor methods and
+    attributes (the C++ bindings add their own). Usable as a decorator."""
+    setattr(Tensor, name or fn.__name__, fn)
+    return fn
+
+
 # Autograd state defaults; torch-autograd fills them in.
-Tensor.grad_fn = None
-Tensor.is_leaf = property(lambda self: self.grad_fn is None, doc="True for tensors no op created.")
+tensor_method(None, "grad_fn")
+tensor_method(
+    property(lambda self: self.grad_fn is None, doc="True for tensors no op created."), "is_leaf"
+)
 
 
 def _get_grad(self):
@@ -54,15 +67,18 @@ def _del_grad(self):
     self.__dict__.pop("grad", None)
 
 
-Tensor.grad = property(
-    _get_grad, _set_grad, _del_grad, doc="The gradient accumulated by backward(), or None."
+tensor_method(
+    property(
+        _get_grad, _set_grad, _del_grad, doc="The gradient accumulated by backward(), or None."
+    ),
+    "grad",
 )
-Tensor.__array_priority__ = 1000  # numpy defers `array + tensor` to Tensor.__radd__
-Tensor.__module__ = "torch"
+tensor_method(1000, "__array_priority__")  # numpy defers `array + tensor` to Tensor.__radd__
+tensor_method("torch", "__module__")
 
 
 # .T and .mT as compositions of transpose/permute, so that torch-autograd records them.
-Tensor.T = property(lambda self: self.permute(*builtins.range(self.dim() - 1, -1, -1)))
+tensor_method(property(lambda self: self.permute(*builtins.range(self.dim() - 1, -1, -1))), "T")
 
 
 def _mT(self):
@@ -74,41 +90,38 @@ def _mT(self):
     return self.transpose(-2, -1)
 
 
-Tensor.mT = property(_mT)
+tensor_method(property(_mT), "mT")
 
 # Every tensor is a dense CPU tensor: the other layouts and backends are never it.
-Tensor.layout = property(lambda self: _dtypes.strided, doc="torch.strided: dense, with strides.")
+tensor_method(
+    property(lambda self: _dtypes.strided, doc="torch.strided: dense, with strides."), "layout"
+)
 for _name in (
     "is_xpu", "is_mps", "is_sparse", "is_sparse_csr", "is_meta", "is_quantized", "is_mkldnn",
     "is_nested", "is_vulkan", "is_xla", "is_ipu", "is_maia", "is_mtia",
 ):  # fmt: skip
-    setattr(Tensor, _name, property(lambda self: False, doc="False: no tensor here is one."))
-
-
-def _method(fn):
-    setattr(Tensor, fn.__name__, fn)
-    return fn
+    tensor_method(property(lambda self: False, doc="False: no tensor here is one."), _name)
 
 
 # Reductions and composites: torch.f(x, ...) is x.f(...).
 for _name in F.TENSOR_METHODS:
-    setattr(Tensor, _name, getattr(F, _name))
+    tensor_method(getattr(F, _name), _name)
 
 
-@_method
+@tensor_method
 def clamp_(self, min=None, max=None):
     return self.copy_(F.clamp(self, min, max))
 
 
-Tensor.clip_ = clamp_
+tensor_method(clamp_, "clip_")
 
 
-@_method
+@tensor_method
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
     return self.copy_(F.nan_to_num(self, nan, posinf, neginf))
 
 
-@_method
+@tensor_method
 def apply_(self, callable):
     """Replaces each element x by ``callable(x)`` (a Python number in, one out), in place;
     slow (one Python call per element), as in PyTorch. Returns self."""
@@ -124,102 +137,102 @@ def apply_(self, callable):
     return self.copy_(tensor(values, dtype=self.dtype).reshape(self.shape))
 
 
-@_method
+@tensor_method
 def clamp_min_(self, min):
     return self.copy_(F.clamp(self, min, None))
 
 
-@_method
+@tensor_method
 def clamp_max_(self, max):
     return self.copy_(F.clamp(self, None, max))
 
 
-@_method
+@tensor_method
 def lerp_(self, end, weight):
     return self.copy_(F.lerp(self, end, weight))
 
 
-@_method
+@tensor_method
 def addcmul(self, tensor1, tensor2, *, value=1):
     return _C.addcmul(self, tensor1, tensor2, value=value)
 
 
-@_method
+@tensor_method
 def addcmul_(self, tensor1, tensor2, *, value=1):
     return _C.addcmul(self, tensor1, tensor2, value=value, out=self)
 
 
-@_method
+@tensor_method
 def addcdiv(self, tensor1, tensor2, *, value=1):
     return _C.addcdiv(self, tensor1, tensor2, value=value)
 
 
-@_method
+@tensor_method
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     return _C.addcdiv(self, tensor1, tensor2, value=value, out=self)
 
 
-@_method
+@tensor_method
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _C.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
 
-@_method
+@tensor_method
 def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
     return _C.addmm(self, mat1, mat2, beta=beta, alpha=alpha, out=self)
 
 
-@_method
+@tensor_method
 def addmv(self, mat, vec, *, beta=1, alpha=1):
     return _C.addmv(self, mat, vec, beta=beta, alpha=alpha)
 
 
-@_method
+@tensor_method
 def addmv_(self, mat, vec, *, beta=1, alpha=1):
     return _C.addmv(self, mat, vec, beta=beta, alpha=alpha, out=self)
 
 
-@_method
+@tensor_method
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     return _C.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha, out=self)
 
 
-@_method
+@tensor_method
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _C.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
 
-@_method
+@tensor_method
 def where(self, condition, other):
     return _C.where(condition, self, other)
 
 
-@_method
+@tensor_method
 def round(self, decimals=0):
     return _C.round(self, decimals=decimals)
 
 
-@_method
+@tensor_method
 def round_(self, decimals=0):
     return _C.round(self, decimals=decimals, out=self)
 
 
 # ---------------------------------------------------------------- random, in place
-@_method
+@tensor_method
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     _C._uniform_(self, builtins.float(kwargs.get("from", from_)), builtins.float(to), generator)
     self._bump_version()
     return self
 
 
-@_method
+@tensor_method
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _C._normal_(self, builtins.float(mean), builtins.float(std), generator)
     self._bump_version()
     return self
 
 
-@_method
+@tensor_method
 def random_(self, from_=0, to=None, *, generator=None):
     if to is None:
         from_, to = 0, from_ if from_ else _max_random(self.dtype)
@@ -241,7 +254,7 @@ def _uniform_like(self, generator):
     return u
 
 
-@_method
+@tensor_method
 def exponential_(self, lambd=1.0, *, generator=None):
     """Fills with draws of the exponential distribution of rate ``lambd``."""
     _check_float(self, "exponential_")
@@ -251,7 +264,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     return self.copy_((1 - u).log_().mul_(-1.0 / lambd))
 
 
-@_method
+@tensor_method
 def geometric_(self, p, *, generator=None):
     """Fills with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
     if not 0 < p < 1:
@@ -264,7 +277,7 @@ def geometric_(self, p, *, generator=None):
     return self.copy_(draws)
 
 
-@_method
+@tensor_method
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Fills with draws of the Cauchy distribution: median + sigma tan(pi (u - 1/2))."""
     _check_float(self, "cauchy_")
@@ -272,7 +285,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return self.copy_(((u - 0.5) * math.pi).tan_().mul_(sigma).add_(median))
 
 
-@_method
+@tensor_method
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Fills with exp of draws of the normal distribution N(mean, std^2)."""
     _check_float(self, "log_normal_")
@@ -293,21 +306,21 @@ def _max_random(dtype):
     return min(iinfo(dtype).max + 1, 2**63 - 1)
 
 
-@_method
+@tensor_method
 def bernoulli_(self, p=0.5, *, generator=None):
     _C._bernoulli_(self, p, generator)
     self._bump_version()
     return self
 
 
-@_method
+@tensor_method
 def bernoulli(self, p=None, *, generator=None):
     from torch._creation import bernoulli
 
     return bernoulli(self, p, generator=generator)
 
 
-@_method
+@tensor_method
 def multinomial(self, num_samples, replacement=False, *, generator=None):
     return _C.multinomial(self, num_samples, replacement, generator=generator)
 
@@ -327,7 +340,7 @@ def _parse_to(args, kwargs):
     return dtype, device
 
 
-@_method
+@tensor_method
 def to(self, *args, **kwargs):
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(other)``: returns self when
     nothing changes (unless ``copy=True``)."""
@@ -340,31 +353,31 @@ def to(self, *args, **kwargs):
     return self._to_dtype(dtype or self.dtype, copy)
 
 
-@_method
+@tensor_method
 def cpu(self, memory_format=None):
     return self
 
 
-@_method
+@tensor_method
 def cuda(self, device=None, non_blocking=False):
     if device is None or isinstance(device, builtins.int):
         device = _C.device("cuda", device) if device is not None else "cuda"
     return self.to(device)
 
 
-@_method
+@tensor_method
 def get_device(self):
     """The CUDA device index of a CUDA tensor; -1 for a CPU tensor."""
     return -1 if self.device.type == "cpu" else self.device.index
 
 
-@_method
+@tensor_method
 def is_pinned(self, device=None):
     """Whether the tensor is in page-locked memory (for fast copies to a GPU): False."""
     return False
 
 
-@_method
+@tensor_method
 def pin_memory(self, device=None):
     """Page-locked memory speeds up copies to a GPU; there is none in this build."""
     from torch.cuda import _unavailable
@@ -378,7 +391,7 @@ def _caster(name, dtype):
 
     cast.__name__ = name
     cast.__doc__ = f"``self.to({dtype})``"
-    setattr(Tensor, name, cast)
+    tensor_method(cast)
 
 
 for _name, _dt in (
@@ -396,7 +409,7 @@ for _name, _dt in (
     _caster(_name, _dt)
 
 
-@_method
+@tensor_method
 def type(self, dtype=None, non_blocking=False, **kwargs):
     """Without arguments, the legacy type name ('torch.FloatTensor'); with a dtype, a legacy
     class or its name, the tensor cast to it."""
@@ -405,30 +418,30 @@ def type(self, dtype=None, non_blocking=False, **kwargs):
     return self._to_dtype(parse_type(dtype), False)
 
 
-@_method
+@tensor_method
 def type_as(self, other):
     return self._to_dtype(other.dtype, False)
 
 
-@_method
+@tensor_method
 def __array__(self, dtype=None, copy=None):
     a = self.numpy()
     return a if dtype is None else a.astype(dtype, copy=False)
 
 
-@_method
+@tensor_method
 def __iter__(self):
     if self.dim() == 0:
         raise TypeError("iteration over a 0-d tensor")
     return (self[i] for i in builtins.range(self.shape[0]))
 
 
-@_method
+@tensor_method
 def __reversed__(self):
     return self.flip(0) if hasattr(self, "flip") else iter(list(self)[::-1])
 
 
-@_method
+@tensor_method
 def __contains__(self, element):
     if isinstance(element, (Tensor, builtins.int, builtins.float, builtins.bool)):
         return builtins.bool(_C.eq(self, element).any())
@@ -437,34 +450,34 @@ def __contains__(self, element):
     )
 
 
-@_method
+@tensor_method
 def __format__(self, spec):
     if self.dim() == 0:
         return self.item().__format__(spec)
     return object.__format__(self, spec)
 
 
-@_method
+@tensor_method
 def __repr__(self, *, tensor_contents=None):
     return tensor_repr(self)
 
 
-Tensor.__str__ = Tensor.__repr__
+tensor_method(__repr__, "__str__")
 
 
-@_method
+@tensor_method
 def requires_grad_(self, requires_grad=True):
     self.requires_grad = requires_grad
     return self
 
 
-@_method
+@tensor_method
 def detach_(self):
     self.requires_grad = False
     return self
 
 
-@_method
+@tensor_method
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from torch._creation import tensor
 
@@ -479,21 +492,21 @@ def _new_filled(name, value):
         return _filled(size, value, dtype or self.dtype, device, requires_grad, name)
 
     new.__name__ = name
-    setattr(Tensor, name, new)
+    tensor_method(new)
 
 
 _new_filled("new_zeros", 0)
 _new_filled("new_ones", 1)
 
 
-@_method
+@tensor_method
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
     from torch._creation import _empty, _size
 
     return _empty(_size(size, "new_empty"), dtype or self.dtype, device)
 
 
-@_method
+@tensor_method
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     from torch._creation import full
 
@@ -501,12 +514,12 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
     return full(size, fill_value, dtype=dtype or self.dtype, device=device)
 
 
-@_method
+@tensor_method
 def dim_order(self):
     return tuple(sorted(builtins.range(self.dim()), key=lambda d: -self.stride(d)))
 
 
-@_method
+@tensor_method
 def __deepcopy__(self, memo):
     """A new leaf with a copy of the values, requires_grad and .grad (graph leaves only)."""
     import copy
@@ -530,14 +543,14 @@ def __deepcopy__(self, memo):
     return result
 
 
-@_method
+@tensor_method
 def __reduce_ex__(self, protocol):
     from torch._utils import _reduce_tensor
 
     return _reduce_tensor(self)
 
 
-@_method
+@tensor_method
 def set_(self, source=None, storage_offset=0, size=None, stride=None):
     """Make this tensor view `source` (a tensor or a storage) in place; no argument: empty."""
     if source is None:
@@ -586,40 +599,41 @@ def _restride_(self, name, *args):
     return self
 
 
-@_method
+@tensor_method
 def unsqueeze_(self, dim):
     return _restride_(self, "unsqueeze", dim)
 
 
-@_method
+@tensor_method
 def squeeze_(self, dim=None):
     return _restride_(self, "squeeze") if dim is None else _restride_(self, "squeeze", dim)
 
 
-@_method
+@tensor_method
 def t_(self):
     return _restride_(self, "t")
 
 
-@_method
+@tensor_method
 def transpose_(self, dim0, dim1):
     return _restride_(self, "transpose", dim0, dim1)
 
 
-Tensor.swapdims_ = Tensor.swapaxes_ = transpose_
+tensor_method(transpose_, "swapdims_")
+tensor_method(transpose_, "swapaxes_")
 
 
-@_method
+@tensor_method
 def as_strided_(self, size, stride, storage_offset=None):
     return _restride_(self, "as_strided", size, stride, storage_offset)
 
 
-@_method
+@tensor_method
 def resize_as_(self, other):
     return self.resize_(other.shape)
 
 
-@_method
+@tensor_method
 def storage(self):
     """This tensor's storage as a typed storage of its dtype."""
     from torch.storage import TypedStorage
@@ -627,7 +641,7 @@ def storage(self):
     return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype)
 
 
-@_method
+@tensor_method
 def share_memory_(self):
     """Move this tensor's storage into shared memory (a no-op if it is already there). Needs
     torch-multiprocessing (importing it without the package names the package to install)."""
@@ -637,7 +651,7 @@ def share_memory_(self):
     return self
 
 
-@_method
+@tensor_method
 def is_shared(self):
     import torch.multiprocessing as mp
 

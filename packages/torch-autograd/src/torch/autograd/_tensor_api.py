@@ -3,35 +3,31 @@
 import weakref
 
 import torch
+from torch._tensor import tensor_method
 from torch.autograd import graph
 
 Tensor = torch.Tensor
 _core_requires_grad = Tensor.requires_grad  # the core's property (refuses non-leaves)
 _core_numpy = Tensor.numpy
 
-Tensor.output_nr = 0  # which output of grad_fn this tensor is
-Tensor._base = None  # for a view made while recording: the tensor whose memory it shares
+tensor_method(0, "output_nr")  # which output of grad_fn this tensor is
+tensor_method(None, "_base")  # for a view made while recording: the tensor whose memory it shares
 
 
-def _method(fn):
-    setattr(Tensor, fn.__name__, fn)
-    return fn
-
-
-@_method
+@tensor_method
 def requires_grad_(self, requires_grad=True):
     self.requires_grad = requires_grad
     return self
 
 
-@_method
+@tensor_method
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     """The gradient of this tensor with respect to the graph's leaves, accumulated into
     their ``.grad``.  ``gradient`` is required unless this tensor has a single element."""
     torch.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
-@_method
+@tensor_method
 def register_hook(self, hook):
     """Call ``hook(grad)`` when this tensor's gradient is computed; if it returns a tensor,
     that replaces the gradient.  Returns a handle whose ``remove()`` unregisters it."""
@@ -46,7 +42,7 @@ def register_hook(self, hook):
     return graph.RemovableHandle(hooks, hook)
 
 
-@_method
+@tensor_method
 def register_post_accumulate_grad_hook(self, hook):
     """Call ``hook(tensor)`` after a leaf's ``.grad`` was updated."""
     if self.grad_fn is not None:
@@ -58,7 +54,7 @@ def register_post_accumulate_grad_hook(self, hook):
     return graph.RemovableHandle(hooks, hook)
 
 
-@_method
+@tensor_method
 def retain_grad(self):
     """Keep the gradient of this non-leaf tensor in ``.grad`` during backward."""
     if self.grad_fn is None:
@@ -78,10 +74,10 @@ def retain_grad(self):
     self.retains_grad = True
 
 
-Tensor.retains_grad = False
+tensor_method(False, "retains_grad")
 
 
-@_method
+@tensor_method
 def detach_(self):
     """Make this tensor a leaf that does not require grad, in place."""
     self.__dict__.pop("grad_fn", None)
@@ -101,10 +97,12 @@ def _set_data(self, value):
     torch._C._set_data(self, value)
 
 
-Tensor.data = property(_get_data, _set_data, doc="This tensor's values, detached from autograd.")
+tensor_method(
+    property(_get_data, _set_data, doc="This tensor's values, detached from autograd."), "data"
+)
 
 
-@_method
+@tensor_method
 def numpy(self, *, force=False):
     if self.requires_grad and not force:
         raise RuntimeError(

@@ -19,6 +19,7 @@ import weakref
 
 import torch
 from torch import _C
+from torch._tensor import tensor_method
 
 Tensor = torch.Tensor
 _AUTOGRAD_DIR = os.path.dirname(__file__) + os.sep
@@ -232,11 +233,11 @@ class AccumulateGrad(Node):
             hook(var)
 
 
-Tensor._backward_hooks = ()  # hooks of a leaf, run on its gradient before accumulation
-Tensor._post_accumulate_hooks = ()
+tensor_method((), "_backward_hooks")  # hooks of a leaf, run on its gradient before accumulation
+tensor_method((), "_post_accumulate_hooks")
 
 
-Tensor._accumulator = None  # a leaf's AccumulateGrad, made when an op first uses the leaf
+tensor_method(None, "_accumulator")  # a leaf's AccumulateGrad, made when an op first uses the leaf
 
 
 def accumulator(t):
@@ -247,8 +248,8 @@ def accumulator(t):
     return node
 
 
-Tensor._rebases = 0  # how often in-place ops on views rewrote this (base) tensor's history
-Tensor._rebases_seen = 0  # for a view: its base's _rebases when its grad_fn was set
+tensor_method(0, "_rebases")  # how often in-place ops on views rewrote this (base) tensor's history
+tensor_method(0, "_rebases_seen")  # for a view: its base's _rebases when its grad_fn was set
 
 
 def _fresh_view(t, base):

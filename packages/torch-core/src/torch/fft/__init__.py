@@ -17,6 +17,9 @@ import math
 
 import torch
 from torch import _C
+from torch._checks import check_tensor as _check_tensor
+from torch._checks import wrap_dim as _wrap_dim
+from torch._checks import write_out as _write_out
 
 __all__ = [
     "fft",
@@ -60,8 +63,7 @@ def _swap(norm):  # hfft/ihfft are irfft/rfft with the opposite scaling
 
 
 def _float(x, op):
-    if not isinstance(x, _C.Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    _check_tensor(x, op)
     if x.dtype.is_complex or x.dtype in (_C.float32, _C.float64):
         return x
     if x.dtype.is_floating_point:  # float16/bfloat16: pocketfft computes in float32
@@ -84,13 +86,7 @@ def _dims_and_sizes(x, s, dim, op, default_all):
             dims = list(range(x.dim() - len(s), x.dim()))
     else:
         dims = [dim] if isinstance(dim, builtins.int) else list(dim)
-    dims = [d + x.dim() if d < 0 else d for d in dims]
-    for d in dims:
-        if not 0 <= d < max(x.dim(), 1):
-            raise IndexError(
-                f"{op}: Dimension out of range (expected to be in range of "
-                f"[{-x.dim()}, {x.dim() - 1}], but got {d})"
-            )
+    dims = [_wrap_dim(d, x.dim(), op, wrap_scalar=False) for d in dims]
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"{op}: dims must be unique")
     if s is None:
@@ -165,92 +161,86 @@ def _c2r(input, s, dim, norm, forward, op, default_all=True):
     return _C._fft_c2r(x, dims, out_sizes[-1], forward, _scale(norm, total, forward, op))
 
 
-def _out(r, out):
-    if out is None:
-        return r
-    return out.resize_(r.shape).copy_(r)
-
-
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D discrete Fourier transform."""
-    return _out(_c2c(input, n, dim, norm, True, "fft"), out)
+    return _write_out(_c2c(input, n, dim, norm, True, "fft"), out)
 
 
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D inverse discrete Fourier transform."""
-    return _out(_c2c(input, n, dim, norm, False, "ifft"), out)
+    return _write_out(_c2c(input, n, dim, norm, False, "ifft"), out)
 
 
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D transform of real input: the n // 2 + 1 non-negative frequencies."""
-    return _out(_r2c(input, n, dim, norm, True, "rfft"), out)
+    return _write_out(_r2c(input, n, dim, norm, True, "rfft"), out)
 
 
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The inverse of :func:`rfft`: a real signal of length n (default 2 * (m - 1))."""
-    return _out(_c2r(input, n, dim, norm, False, "irfft"), out)
+    return _write_out(_c2r(input, n, dim, norm, False, "irfft"), out)
 
 
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The transform of a Hermitian-symmetric signal given by its first half: real output."""
     x = _complex(_float(input, "hfft"))
-    return _out(_c2r(x.conj(), n, dim, _swap(norm), False, "hfft"), out)
+    return _write_out(_c2r(x.conj(), n, dim, _swap(norm), False, "hfft"), out)
 
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The inverse of :func:`hfft`: the first half of the spectrum of a real signal."""
-    return _out(_r2c(input, n, dim, _swap(norm), True, "ihfft").conj(), out)
+    return _write_out(_r2c(input, n, dim, _swap(norm), True, "ihfft").conj(), out)
 
 
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    return _out(_c2c(input, s, dim, norm, True, "fft2", False), out)
+    return _write_out(_c2c(input, s, dim, norm, True, "fft2", False), out)
 
 
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    return _out(_c2c(input, s, dim, norm, False, "ifft2", False), out)
+    return _write_out(_c2c(input, s, dim, norm, False, "ifft2", False), out)
 
 
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    return _out(_r2c(input, s, dim, norm, True, "rfft2", False), out)
+    return _write_out(_r2c(input, s, dim, norm, True, "rfft2", False), out)
 
 
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    return _out(_c2r(input, s, dim, norm, False, "irfft2", False), out)
+    return _write_out(_c2r(input, s, dim, norm, False, "irfft2", False), out)
 
 
 def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     x = _complex(_float(input, "hfft2"))
-    return _out(_c2r(x.conj(), s, dim, _swap(norm), False, "hfft2", False), out)
+    return _write_out(_c2r(x.conj(), s, dim, _swap(norm), False, "hfft2", False), out)
 
 
 def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    return _out(_r2c(input, s, dim, _swap(norm), True, "ihfft2", False).conj(), out)
+    return _write_out(_r2c(input, s, dim, _swap(norm), True, "ihfft2", False).conj(), out)
 
 
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
     """The n-D transform over ``dim`` (all dims, or the last len(s), by default)."""
-    return _out(_c2c(input, s, dim, norm, True, "fftn"), out)
+    return _write_out(_c2c(input, s, dim, norm, True, "fftn"), out)
 
 
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
-    return _out(_c2c(input, s, dim, norm, False, "ifftn"), out)
+    return _write_out(_c2c(input, s, dim, norm, False, "ifftn"), out)
 
 
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
-    return _out(_r2c(input, s, dim, norm, True, "rfftn"), out)
+    return _write_out(_r2c(input, s, dim, norm, True, "rfftn"), out)
 
 
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
-    return _out(_c2r(input, s, dim, norm, False, "irfftn"), out)
+    return _write_out(_c2r(input, s, dim, norm, False, "irfftn"), out)
 
 
 def hfftn(input, s=None, dim=None, norm=None, *, out=None):
     x = _complex(_float(input, "hfftn"))
-    return _out(_c2r(x.conj(), s, dim, _swap(norm), False, "hfftn"), out)
+    return _write_out(_c2r(x.conj(), s, dim, _swap(norm), False, "hfftn"), out)
 
 
 def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
-    return _out(_r2c(input, s, dim, _swap(norm), True, "ihfftn").conj(), out)
+    return _write_out(_r2c(input, s, dim, _swap(norm), True, "ihfftn").conj(), out)
 
 
 def _freq_dtype(dtype):
@@ -264,7 +254,7 @@ def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, require
     k = [i if i < (n + 1) // 2 else i - n for i in range(n)]
     r = torch.tensor(k, dtype=_C.float64).mul_(1.0 / (d * n) if n else 1.0)
     r = r.to(_freq_dtype(dtype))
-    return _out(r.requires_grad_(requires_grad) if requires_grad else r, out)
+    return _write_out(r.requires_grad_(requires_grad) if requires_grad else r, out)
 
 
 def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -273,7 +263,7 @@ def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requir
         raise RuntimeError(f"rfftfreq: n must be non-negative, got {n}")
     r = torch.tensor(list(range(n // 2 + 1)), dtype=_C.float64).mul_(1.0 / (d * n) if n else 1.0)
     r = r.to(_freq_dtype(dtype))
-    return _out(r.requires_grad_(requires_grad) if requires_grad else r, out)
+    return _write_out(r.requires_grad_(requires_grad) if requires_grad else r, out)
 
 
 def _shift(input, dim, sign):

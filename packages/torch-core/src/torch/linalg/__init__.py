@@ -14,6 +14,10 @@ import math
 
 import torch
 from torch import _C
+from torch._checks import check_tensor as _check_tensor
+from torch._checks import wrap_dim as _wrap_dim
+from torch._checks import write_out as _write_out
+from torch._checks import write_outs as _write_outs
 from torch._functional import result_type, zero_safe_norm
 
 Tensor = _C.Tensor
@@ -59,8 +63,7 @@ result_type("triangular_solve", ["solution", "cloned_coefficient"])
 def _matrix(A, op, square=False, complex_ok=False):
     """Check A is a float tensor of matrices; return (A in a LAPACK dtype, the result dtype).
     complex_ok: the op also takes complex matrices."""
-    if not isinstance(A, Tensor):
-        raise TypeError(f"{op}: expected a Tensor, got {type(A).__name__}")
+    _check_tensor(A, op, "A")
     if A.dim() < 2:
         raise RuntimeError(
             f"{op}: The input tensor A must have at least 2 dimensions, got shape {tuple(A.shape)}"
@@ -85,8 +88,7 @@ def _matrix(A, op, square=False, complex_ok=False):
 
 
 def _same_dtype(A, B, op):
-    if not isinstance(B, Tensor):
-        raise TypeError(f"{op}: expected a Tensor, got {type(B).__name__}")
+    _check_tensor(B, op, "B", 2)
     if A.dtype != B.dtype:
         raise RuntimeError(
             f"{op}: Expected A and B to have the same dtype, but got A.dtype={A.dtype} and "
@@ -177,26 +179,15 @@ def inv(A, *, out=None):
     return _out(X.to(dtype), out)
 
 
-def _out(result, out):
-    if out is None:
-        return result
-    if out.dtype != result.dtype:
-        raise RuntimeError(
-            f"Expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead"
-        )
-    if tuple(out.shape) != tuple(result.shape):
-        out.resize_(result.shape)
-    out.copy_(result)
-    return out
+def _out(result, out, exact_dtype=True):
+    """out= as most torch.linalg functions take it in PyTorch: of the result's very dtype
+    (eig, eigvals, matrix_rank, pinv, tensorinv and tensorsolve take any castable dtype)."""
+    return _write_out(result, out, exact_dtype)
 
 
-def _out_tuple(result, out):
-    """Copy a tuple result into a user's out= tuple of tensors, returning the same type."""
-    if out is None:
-        return result
-    if len(out) != len(result):
-        raise RuntimeError(f"expected out= to hold {len(result)} tensors, got {len(out)}")
-    return type(result)(*(_out(r, o) for r, o in zip(result, out)))
+def _out_tuple(result, out, exact_dtype=True):
+    """:func:`_out` for a tuple result and an out= tuple of tensors."""
+    return _write_outs(result, out, exact_dtype)
 
 
 def _lu_parts(A, op):
@@ -415,11 +406,11 @@ def _eig(A, op, vectors):
 def eig(A, *, out=None):
     """Eigenvalues and eigenvectors (unit-norm columns) of a real square matrix, always as
     complex tensors (complex64 for float32 input, complex128 for float64), as in PyTorch."""
-    return _out_tuple(_eig_result(*_eig(A, "linalg.eig", True)), out)
+    return _out_tuple(_eig_result(*_eig(A, "linalg.eig", True)), out, exact_dtype=False)
 
 
 def eigvals(A, *, out=None):
-    return _out(_eig(A, "linalg.eigvals", False)[0], out)
+    return _out(_eig(A, "linalg.eigvals", False)[0], out, exact_dtype=False)
 
 
 def lu_factor(A, *, pivot=True, out=None):
@@ -434,8 +425,7 @@ def lu_factor(A, *, pivot=True, out=None):
 
 
 def _norm_dtype(x, dtype, op):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}: expected a Tensor, got {type(x).__name__}")
+    _check_tensor(x, op, "x")
     if dtype is not None:
         x = x.to(dtype)
     if not x.dtype.is_floating_point:
@@ -596,7 +586,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
         atol, rtol = tol, 0.0
     A2, _ = _matrix(A, op, square=hermitian)
     S = torch.abs(eigvalsh(A2)) if hermitian else svdvals(A2)
-    return _out((S > _tolerance(A2, S, atol, rtol, op)).sum(-1), out)
+    return _out((S > _tolerance(A2, S, atol, rtol, op)).sum(-1), out, exact_dtype=False)
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
@@ -614,15 +604,14 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
         keep = S > _tolerance(A2, S, atol, rtol, op)
         sinv = torch.where(keep, 1.0 / torch.where(keep, S, torch.ones_like(S)), 0.0)
         r = torch.matmul(_mT(Vh) * sinv.unsqueeze(-2), _mT(U))
-    return _out(r.to(dtype), out)
+    return _out(r.to(dtype), out, exact_dtype=False)
 
 
 def matrix_power(A, n, *, out=None):
     """A @ A @ ... (n times) by repeated squaring; n = 0 gives identities, n < 0 powers of
     the inverse."""
     op = "linalg.matrix_power"
-    if not isinstance(A, Tensor):
-        raise TypeError(f"{op}: expected a Tensor, got {type(A).__name__}")
+    _check_tensor(A, op, "A")
     if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(
             f"{op}: A must be batches of square matrices, got shape {tuple(A.shape)}"
@@ -655,12 +644,7 @@ def cross(input, other, *, dim=-1, out=None):  # noqa: A002
             f"{tuple(input.shape)} and {tuple(other.shape)}"
         )
     shape = tuple(torch.broadcast_shapes(input.shape, other.shape))
-    d = dim % len(shape) if -len(shape) <= dim < len(shape) else None
-    if d is None:
-        raise IndexError(
-            f"{op}: Dimension out of range (expected to be in range of "
-            f"[{-len(shape)}, {len(shape) - 1}], but got {dim})"
-        )
+    d = _wrap_dim(dim, len(shape), op)
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(
             f"{op}: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
@@ -725,7 +709,7 @@ def tensorinv(A, ind=2, *, out=None):
     """The inverse of A seen as a matrix from its first `ind` dims to the rest."""
     rows = math.prod(A.shape[:ind])
     inverse = inv(A.reshape(rows, -1))
-    return _out(inverse.reshape(*A.shape[ind:], *A.shape[:ind]), out)
+    return _out(inverse.reshape(*A.shape[ind:], *A.shape[:ind]), out, exact_dtype=False)
 
 
 def tensorsolve(A, B, dims=None, *, out=None):
@@ -735,7 +719,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
         A = A.permute(*[d for d in range(A.dim()) if d not in rest], *rest)
     xshape = A.shape[B.dim() :]
     X = solve(A.reshape(B.numel(), -1), B.reshape(-1))
-    return _out(X.reshape(*xshape), out)
+    return _out(X.reshape(*xshape), out, exact_dtype=False)
 
 
 from torch.linalg._torch_forms import install as _install  # noqa: E402

@@ -17,6 +17,7 @@ import string
 
 import torch
 from torch import _C
+from torch._checks import write_out
 
 Tensor = _C.Tensor
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase
@@ -266,8 +267,4 @@ def tensordot(a, b, dims=2, out=None):
     r = torch.mm(x, y).reshape(
         tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
     )
-    if out is not None:
-        out.resize_(r.shape)
-        out.copy_(r)
-        return out
-    return r
+    return write_out(r, out)

@@ -2,10 +2,9 @@
 installed onto the torch module and Tensor class when torch.linalg is imported."""
 
 import torch
-from torch import _C, linalg
+from torch import linalg
+from torch._tensor import tensor_method
 from torch.linalg._einsum import einsum, tensordot
-
-Tensor = _C.Tensor
 
 
 def trace(input):  # noqa: A002
@@ -98,4 +97,4 @@ def install():
     for name, fn in _TORCH.items():
         setattr(torch, name, fn)
     for name, fn in _METHODS.items():
-        setattr(Tensor, name, fn)
+        tensor_method(fn, name)

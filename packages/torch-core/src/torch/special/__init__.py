@@ -15,7 +15,7 @@ import math
 
 import torch
 from torch import _C
-from torch._functional import _out
+from torch._checks import write_out as _write_out
 
 __all__ = [
     "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0",
@@ -45,7 +45,7 @@ def _pair(a, b):
 
 def expit(input, *, out=None):
     """The logistic sigmoid 1 / (1 + exp(-x))."""
-    return _out(torch.sigmoid(input), out)
+    return _write_out(torch.sigmoid(input), out)
 
 
 def logit(input, eps=None, *, out=None):
@@ -53,30 +53,30 @@ def logit(input, eps=None, *, out=None):
     x = _float(input)
     if eps is not None:
         x = torch.clamp(x, eps, 1 - eps)
-    return _out(torch.log(x / (1 - x)), out)
+    return _write_out(torch.log(x / (1 - x)), out)
 
 
 def erf(input, *, out=None):
-    return _out(torch.erf(input), out)
+    return _write_out(torch.erf(input), out)
 
 
 def erfc(input, *, out=None):
     """1 - erf(x) (see the module's note on the tails)."""
-    return _out(1 - torch.erf(_float(input)), out)
+    return _write_out(1 - torch.erf(_float(input)), out)
 
 
 def erfinv(input, *, out=None):
-    return _out(torch.erfinv(input), out)
+    return _write_out(torch.erfinv(input), out)
 
 
 def ndtr(input, *, out=None):
     """The standard normal distribution function, (1 + erf(x / sqrt 2)) / 2."""
     x = _float(input)
-    return _out(0.5 * (1 + torch.erf(x * math.sqrt(0.5))), out)
+    return _write_out(0.5 * (1 + torch.erf(x * math.sqrt(0.5))), out)
 
 
 def log_ndtr(input, *, out=None):
-    return _out(torch.log(ndtr(input)), out)
+    return _write_out(torch.log(ndtr(input)), out)
 
 
 def ndtri(input, *, out=None):
@@ -84,17 +84,17 @@ def ndtri(input, *, out=None):
     cancels near p = 0, where erfinv is steep)."""
     p = _float(input)
     r = math.sqrt(2.0) * torch.erfinv(2 * p.to(torch.float64) - 1)
-    return _out(r.to(p.dtype), out)
+    return _write_out(r.to(p.dtype), out)
 
 
 def xlogy(input, other, *, out=None):
     """x * log(y), and 0 where x == 0 (unless y is NaN)."""
-    return _out(_x_log(input, other, torch.log, 0.0), out)
+    return _write_out(_x_log(input, other, torch.log, 0.0), out)
 
 
 def xlog1py(input, other, *, out=None):
     """x * log1p(y), and 0 where x == 0 (unless y is NaN)."""
-    return _out(_x_log(input, other, torch.log1p, -1.0), out)
+    return _write_out(_x_log(input, other, torch.log1p, -1.0), out)
 
 
 def _x_log(x, y, log, pole):
@@ -114,7 +114,7 @@ def entr(input, *, out=None):
     positive = _C.gt(x.detach(), 0)
     safe = torch.where(positive, x, 1.0)
     r = torch.where(positive, -safe * torch.log(safe), torch.where(x == 0, 0.0, -math.inf))
-    return _out(torch.where(_C.isnan(x.detach()), x, r), out)
+    return _write_out(torch.where(_C.isnan(x.detach()), x, r), out)
 
 
 def sinc(input, *, out=None):
@@ -122,26 +122,26 @@ def sinc(input, *, out=None):
     x = _float(input)
     zero = _C.eq(x.detach(), 0)
     pix = torch.where(zero, 1.0, x * math.pi)
-    return _out(torch.where(zero, 1.0, torch.sin(pix) / pix), out)
+    return _write_out(torch.where(zero, 1.0, torch.sin(pix) / pix), out)
 
 
 def round(input, *, decimals=0, out=None):  # noqa: A001
     if decimals:
         scale = 10.0**decimals
-        return _out(torch.round(input * scale) / scale, out)
-    return _out(torch.round(input), out)
+        return _write_out(torch.round(input * scale) / scale, out)
+    return _write_out(torch.round(input), out)
 
 
 def exp2(input, *, out=None):
-    return _out(torch.exp2(input), out)
+    return _write_out(torch.exp2(input), out)
 
 
 def expm1(input, *, out=None):
-    return _out(torch.expm1(input), out)
+    return _write_out(torch.expm1(input), out)
 
 
 def log1p(input, *, out=None):
-    return _out(torch.log1p(input), out)
+    return _write_out(torch.log1p(input), out)
 
 
 def softmax(input, dim, *, dtype=None):

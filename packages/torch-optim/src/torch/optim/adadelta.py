@@ -2,13 +2,7 @@
 
 import torch
 
-from .optimizer import (
-    Optimizer,
-    _check_nonnegative,
-    _check_not_differentiable,
-    _closure_loss,
-    _regularized_grad,
-)
+from .optimizer import Optimizer, _check_nonnegative
 
 __all__ = ["Adadelta"]
 
@@ -38,7 +32,6 @@ class Adadelta(Optimizer):
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         _check_nonnegative(eps=eps, weight_decay=weight_decay)
-        _check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             rho=rho,
@@ -51,31 +44,17 @@ class Adadelta(Optimizer):
         )
         super().__init__(params, defaults)
 
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr = group["lr"]
-            rho = group["rho"]
-            eps = group["eps"]
-            weight_decay = group["weight_decay"]
-            maximize = group["maximize"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if not state:
-                    state["step"] = torch.tensor(0.0)
-                    state["square_avg"] = torch.zeros_like(p)
-                    state["acc_delta"] = torch.zeros_like(p)
-                grad = _regularized_grad(p, grad, maximize, weight_decay)
-                state["step"] += 1
-                square_avg = state["square_avg"]
-                acc_delta = state["acc_delta"]
-                square_avg.mul_(rho).add_(grad * grad, alpha=1 - rho)
-                std = square_avg.add(eps).sqrt_()
-                delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
-                acc_delta.mul_(rho).add_(torch.mul(delta, delta, out=std), alpha=1 - rho)
-                p.add_(delta, alpha=-lr)
-        return loss
+    def _init_state(self, state, p, group):
+        state["square_avg"] = torch.zeros_like(p)
+        state["acc_delta"] = torch.zeros_like(p)
+
+    def _update(self, p, grad, state, group):
+        rho = group["rho"]
+        eps = group["eps"]
+        square_avg = state["square_avg"]
+        acc_delta = state["acc_delta"]
+        square_avg.mul_(rho).add_(grad * grad, alpha=1 - rho)
+        std = square_avg.add(eps).sqrt_()
+        delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
+        acc_delta.mul_(rho).add_(torch.mul(delta, delta, out=std), alpha=1 - rho)
+        p.add_(delta, alpha=-group["lr"])

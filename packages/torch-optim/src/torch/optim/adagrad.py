@@ -2,14 +2,7 @@
 
 import torch
 
-from .optimizer import (
-    Optimizer,
-    _check_nonnegative,
-    _check_not_differentiable,
-    _closure_loss,
-    _next_step,
-    _regularized_grad,
-)
+from .optimizer import Optimizer, _check_nonnegative
 
 __all__ = ["Adagrad"]
 
@@ -21,6 +14,9 @@ class Adagrad(Optimizer):
     ``s += g^2`` (``s`` starts at ``initial_accumulator_value``) and
     ``p -= lr / (1 + (t - 1) * lr_decay) * g / (sqrt(s) + eps)``.
     """
+
+    # Sparse gradients are accepted, as PyTorch's Adagrad does.
+    _sparse_grad_error = None
 
     def __init__(
         self,
@@ -43,7 +39,6 @@ class Adagrad(Optimizer):
             initial_accumulator_value=initial_accumulator_value,
             eps=eps,
         )
-        _check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             lr_decay=lr_decay,
@@ -56,36 +51,18 @@ class Adagrad(Optimizer):
             fused=fused,
         )
         super().__init__(params, defaults)
-        # The accumulators exist from the start (a fresh state_dict already lists them).
+        # The accumulators exist from the start (a fresh state_dict already lists them); a
+        # group added later gets its own at its first step.
         for group in self.param_groups:
             for p in group["params"]:
-                self._init_state(self.state[p], p, group)
+                self._start_state(self.state[p], p, group)
 
-    @staticmethod
-    def _init_state(state, p, group):
-        state["step"] = torch.tensor(0.0)
+    def _init_state(self, state, p, group):
         state["sum"] = torch.full_like(p, group["initial_accumulator_value"])
 
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr = group["lr"]
-            lr_decay = group["lr_decay"]
-            weight_decay = group["weight_decay"]
-            eps = group["eps"]
-            maximize = group["maximize"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if not state:  # a group added after construction
-                    self._init_state(state, p, group)
-                grad = _regularized_grad(p, grad, maximize, weight_decay)
-                clr = lr / (1 + (_next_step(state) - 1) * lr_decay)
-                scratch = torch.mul(grad, grad)
-                state["sum"].add_(scratch)
-                std = torch.sqrt(state["sum"], out=scratch).add_(eps)
-                p.add_(torch.div(grad, std, out=std), alpha=-clr)
-        return loss
+    def _update(self, p, grad, state, group):
+        clr = group["lr"] / (1 + (state["step"].item() - 1) * group["lr_decay"])
+        scratch = torch.mul(grad, grad)
+        state["sum"].add_(scratch)
+        std = torch.sqrt(state["sum"], out=scratch).add_(group["eps"])
+        p.add_(torch.div(grad, std, out=std), alpha=-clr)

@@ -4,16 +4,7 @@ import math
 
 import torch
 
-from .optimizer import (
-    Optimizer,
-    _check_betas,
-    _check_nonnegative,
-    _check_not_differentiable,
-    _closure_loss,
-    _next_step,
-    _regularized_grad,
-    _update_moments,
-)
+from .optimizer import Optimizer, _check_betas, _check_nonnegative, _update_moments
 
 __all__ = ["Adam"]
 
@@ -26,6 +17,10 @@ class Adam(Optimizer):
     ``m = b1 m + (1 - b1) g``, ``v = b2 v + (1 - b2) g^2`` (``v`` its running maximum with
     ``amsgrad``), ``p -= lr * m / (1 - b1^t) / (sqrt(v / (1 - b2^t)) + eps)``.
     """
+
+    _sparse_grad_error = (
+        "Adam does not support sparse gradients, please consider SparseAdam instead"
+    )
 
     def __init__(
         self,
@@ -46,7 +41,6 @@ class Adam(Optimizer):
         _check_nonnegative(lr=lr, eps=eps)
         _check_betas(betas)
         _check_nonnegative(weight_decay=weight_decay)
-        _check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             betas=betas,
@@ -62,50 +56,33 @@ class Adam(Optimizer):
         )
         super().__init__(params, defaults)
 
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr = group["lr"]
-            beta1, beta2 = group["betas"]
-            eps = group["eps"]
-            weight_decay = group["weight_decay"]
-            decoupled = group["decoupled_weight_decay"]
-            amsgrad = group["amsgrad"]
-            maximize = group["maximize"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if not state:
-                    state["step"] = torch.tensor(0.0)
-                    state["exp_avg"] = torch.zeros_like(p)
-                    state["exp_avg_sq"] = torch.zeros_like(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = torch.zeros_like(p)
-                grad = _regularized_grad(p, grad, maximize, weight_decay, lr, decoupled)
-                step = _next_step(state)
-                exp_avg = state["exp_avg"]
-                exp_avg_sq = state["exp_avg_sq"]
-                # lr m/(1-b1^t) / (sqrt(v)/c + eps) with c = sqrt(1-b2^t), as
-                # (lr c/(1-b1^t)) m / (sqrt(v) + eps c): one pass over the tensor less.
-                c = math.sqrt(1 - beta2**step)
-                step_size = lr * c / (1 - beta1**step)
-                if _fusable(p, grad, exp_avg):  # the whole update in one pass (core kernel)
-                    max_sq = state["max_exp_avg_sq"] if amsgrad else None
-                    torch._C._adam_update_(
-                        p, grad, exp_avg, exp_avg_sq, max_sq, beta1, beta2, step_size, eps * c
-                    )
-                    continue
-                scratch = _update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
-                if amsgrad:
-                    second = state["max_exp_avg_sq"].maximum_(exp_avg_sq)
-                else:
-                    second = exp_avg_sq
-                denom = torch.sqrt(second, out=scratch).add_(eps * c)
-                p.add_(torch.div(exp_avg, denom, out=denom), alpha=-step_size)
-        return loss
+    def _init_state(self, state, p, group):
+        state["exp_avg"] = torch.zeros_like(p)
+        state["exp_avg_sq"] = torch.zeros_like(p)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = torch.zeros_like(p)
+
+    def _update(self, p, grad, state, group):
+        beta1, beta2 = group["betas"]
+        eps = group["eps"]
+        amsgrad = group["amsgrad"]
+        step = state["step"].item()
+        exp_avg = state["exp_avg"]
+        exp_avg_sq = state["exp_avg_sq"]
+        # lr m/(1-b1^t) / (sqrt(v)/c + eps) with c = sqrt(1-b2^t), as
+        # (lr c/(1-b1^t)) m / (sqrt(v) + eps c): one pass over the tensor less.
+        c = math.sqrt(1 - beta2**step)
+        step_size = group["lr"] * c / (1 - beta1**step)
+        if _fusable(p, grad, exp_avg):  # the whole update in one pass (core kernel)
+            max_sq = state["max_exp_avg_sq"] if amsgrad else None
+            torch._C._adam_update_(
+                p, grad, exp_avg, exp_avg_sq, max_sq, beta1, beta2, step_size, eps * c
+            )
+            return
+        scratch = _update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
+        second = state["max_exp_avg_sq"].maximum_(exp_avg_sq) if amsgrad else exp_avg_sq
+        denom = torch.sqrt(second, out=scratch).add_(eps * c)
+        p.add_(torch.div(exp_avg, denom, out=denom), alpha=-step_size)
 
 
 def _fusable(p, grad, exp_avg):

@@ -2,15 +2,7 @@
 
 import torch
 
-from .optimizer import (
-    Optimizer,
-    _check_betas,
-    _check_nonnegative,
-    _check_not_differentiable,
-    _closure_loss,
-    _next_step,
-    _regularized_grad,
-)
+from .optimizer import Optimizer, _check_betas, _check_nonnegative
 
 __all__ = ["Adamax"]
 
@@ -38,7 +30,6 @@ class Adamax(Optimizer):
         _check_nonnegative(lr=lr, eps=eps)
         _check_betas(betas)
         _check_nonnegative(weight_decay=weight_decay)
-        _check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             betas=betas,
@@ -51,29 +42,15 @@ class Adamax(Optimizer):
         )
         super().__init__(params, defaults)
 
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr = group["lr"]
-            beta1, beta2 = group["betas"]
-            eps = group["eps"]
-            weight_decay = group["weight_decay"]
-            maximize = group["maximize"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if not state:
-                    state["step"] = torch.tensor(0.0)
-                    state["exp_avg"] = torch.zeros_like(p)
-                    state["exp_inf"] = torch.zeros_like(p)
-                grad = _regularized_grad(p, grad, maximize, weight_decay)
-                step = _next_step(state)
-                exp_avg = state["exp_avg"]
-                exp_inf = state["exp_inf"]
-                exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
-                exp_inf.mul_(beta2).maximum_(grad.abs().add_(eps))
-                p.add_(exp_avg.div(exp_inf), alpha=-lr / (1 - beta1**step))
-        return loss
+    def _init_state(self, state, p, group):
+        state["exp_avg"] = torch.zeros_like(p)
+        state["exp_inf"] = torch.zeros_like(p)
+
+    def _update(self, p, grad, state, group):
+        beta1, beta2 = group["betas"]
+        exp_avg = state["exp_avg"]
+        exp_inf = state["exp_inf"]
+        exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
+        exp_inf.mul_(beta2).maximum_(grad.abs().add_(group["eps"]))
+        bias_correction = 1 - beta1 ** state["step"].item()
+        p.add_(exp_avg.div(exp_inf), alpha=-group["lr"] / bias_correction)

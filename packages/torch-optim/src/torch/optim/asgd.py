@@ -2,14 +2,7 @@
 
 import torch
 
-from .optimizer import (
-    Optimizer,
-    _check_nonnegative,
-    _check_not_differentiable,
-    _closure_loss,
-    _next_step,
-    _regularized_grad,
-)
+from .optimizer import Optimizer, _check_nonnegative
 
 __all__ = ["ASGD"]
 
@@ -37,7 +30,6 @@ class ASGD(Optimizer):
         capturable=False,
     ):
         _check_nonnegative(lr=lr, weight_decay=weight_decay)
-        _check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             lambd=lambd,
@@ -51,36 +43,22 @@ class ASGD(Optimizer):
         )
         super().__init__(params, defaults)
 
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr = group["lr"]
-            lambd = group["lambd"]
-            alpha = group["alpha"]
-            t0 = group["t0"]
-            weight_decay = group["weight_decay"]
-            maximize = group["maximize"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if not state:
-                    state["step"] = torch.tensor(0.0)
-                    state["eta"] = torch.tensor(float(lr))
-                    state["mu"] = torch.tensor(1.0)
-                    state["ax"] = torch.zeros_like(p)
-                grad = _regularized_grad(p, grad, maximize, weight_decay)
-                step = _next_step(state)
-                eta = state["eta"].item()
-                mu = state["mu"].item()
-                p.mul_(1 - lambd * eta).add_(grad, alpha=-eta)
-                ax = state["ax"]
-                if mu != 1:
-                    ax.add_(p.sub(ax), alpha=mu)
-                else:
-                    ax.copy_(p)
-                state["eta"].fill_(lr / (1 + lambd * lr * step) ** alpha)
-                state["mu"].fill_(1 / max(1, step - t0))
-        return loss
+    def _init_state(self, state, p, group):
+        state["eta"] = torch.tensor(float(group["lr"]))
+        state["mu"] = torch.tensor(1.0)
+        state["ax"] = torch.zeros_like(p)
+
+    def _update(self, p, grad, state, group):
+        lr = group["lr"]
+        lambd = group["lambd"]
+        step = state["step"].item()
+        eta = state["eta"].item()
+        mu = state["mu"].item()
+        p.mul_(1 - lambd * eta).add_(grad, alpha=-eta)
+        ax = state["ax"]
+        if mu != 1:
+            ax.add_(p.sub(ax), alpha=mu)
+        else:
+            ax.copy_(p)
+        state["eta"].fill_(lr / (1 + lambd * lr * step) ** group["alpha"])
+        state["mu"].fill_(1 / max(1, step - group["t0"]))

@@ -4,16 +4,7 @@ import math
 
 import torch
 
-from .optimizer import (
-    Optimizer,
-    _check_betas,
-    _check_nonnegative,
-    _check_not_differentiable,
-    _closure_loss,
-    _next_step,
-    _regularized_grad,
-    _update_moments,
-)
+from .optimizer import Optimizer, _check_betas, _check_nonnegative, _update_moments
 
 __all__ = ["NAdam"]
 
@@ -47,7 +38,6 @@ class NAdam(Optimizer):
         _check_nonnegative(lr=lr, eps=eps)
         _check_betas(betas)
         _check_nonnegative(weight_decay=weight_decay, momentum_decay=momentum_decay)
-        _check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             betas=betas,
@@ -62,43 +52,29 @@ class NAdam(Optimizer):
         )
         super().__init__(params, defaults)
 
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr = group["lr"]
-            beta1, beta2 = group["betas"]
-            eps = group["eps"]
-            weight_decay = group["weight_decay"]
-            momentum_decay = group["momentum_decay"]
-            decoupled = group["decoupled_weight_decay"]
-            maximize = group["maximize"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if not state:
-                    state["step"] = torch.tensor(0.0)
-                    state["mu_product"] = torch.tensor(1.0)
-                    state["exp_avg"] = torch.zeros_like(p)
-                    state["exp_avg_sq"] = torch.zeros_like(p)
-                grad = _regularized_grad(p, grad, maximize, weight_decay, lr, decoupled)
-                step = _next_step(state)
-                mu = beta1 * (1 - 0.5 * 0.96 ** (step * momentum_decay))
-                mu_next = beta1 * (1 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
-                mu_product = state["mu_product"]
-                mu_product *= mu
-                product = mu_product.item()
-                exp_avg = state["exp_avg"]
-                exp_avg_sq = state["exp_avg_sq"]
-                scratch = _update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
-                # sqrt(v / c^2) + eps == (sqrt(v) + eps c) / c, c = sqrt(1 - b2^t)
-                c = math.sqrt(1 - beta2**step)
-                denom = torch.sqrt(exp_avg_sq, out=scratch).add_(eps * c)
-                p.add_(grad.div(denom), alpha=-lr * c * (1 - mu) / (1 - product))
-                p.add_(
-                    torch.div(exp_avg, denom, out=denom),
-                    alpha=-lr * c * mu_next / (1 - product * mu_next),
-                )
-        return loss
+    def _init_state(self, state, p, group):
+        state["mu_product"] = torch.tensor(1.0)
+        state["exp_avg"] = torch.zeros_like(p)
+        state["exp_avg_sq"] = torch.zeros_like(p)
+
+    def _update(self, p, grad, state, group):
+        lr = group["lr"]
+        beta1, beta2 = group["betas"]
+        momentum_decay = group["momentum_decay"]
+        step = state["step"].item()
+        mu = beta1 * (1 - 0.5 * 0.96 ** (step * momentum_decay))
+        mu_next = beta1 * (1 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
+        mu_product = state["mu_product"]
+        mu_product *= mu
+        product = mu_product.item()
+        exp_avg = state["exp_avg"]
+        exp_avg_sq = state["exp_avg_sq"]
+        scratch = _update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
+        # sqrt(v / c^2) + eps == (sqrt(v) + eps c) / c, c = sqrt(1 - b2^t)
+        c = math.sqrt(1 - beta2**step)
+        denom = torch.sqrt(exp_avg_sq, out=scratch).add_(group["eps"] * c)
+        p.add_(grad.div(denom), alpha=-lr * c * (1 - mu) / (1 - product))
+        p.add_(
+            torch.div(exp_avg, denom, out=denom),
+            alpha=-lr * c * mu_next / (1 - product * mu_next),
+        )

@@ -1,7 +1,9 @@
 """The ``Optimizer`` base class: parameter groups, per-parameter state and its state_dict.
 
-Subclasses define ``__init__`` (validate, then pass their defaults) and ``step``; every
-hyperparameter is read from the group at each step, so editing ``param_groups`` takes effect.
+Subclasses define ``__init__`` (validate, then pass their defaults) and either ``step`` or,
+as every optimizer here but LBFGS does, the update rule of one parameter (``_update``, with
+``_init_state``) that the shared ``Optimizer.step`` loop calls. Every hyperparameter is read
+from the group at each step, so editing ``param_groups`` takes effect.
 """
 
 import functools
@@ -39,13 +41,6 @@ def _check_betas(betas):
             raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
 
 
-def _check_not_differentiable(differentiable):
-    if differentiable:
-        raise NotImplementedError(
-            "differentiable=True is not supported: step() always runs under torch.no_grad()"
-        )
-
-
 def _closure_loss(closure):
     """The loss of ``closure`` (which calls backward): grad mode on, even inside ``step``."""
     if closure is None:
@@ -65,13 +60,6 @@ def _regularized_grad(p, grad, maximize, weight_decay, lr=0.0, decoupled=False):
         else:
             grad = grad.add(p, alpha=weight_decay)
     return grad
-
-
-def _next_step(state):
-    """Count one more step in ``state["step"]`` (a tensor, as PyTorch keeps it); its number."""
-    step_t = state["step"]
-    step_t += 1
-    return step_t.item()
 
 
 def _update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2):
@@ -134,7 +122,19 @@ class Optimizer:
         defaults: the default value of each option (``required`` for options without one).
     """
 
+    # The update rule of one parameter, for the shared ``step`` loop:
+    # ``_update(p, grad, state, group)`` moves ``p`` in place, given the gradient after
+    # ``maximize`` and weight decay and ``p``'s state (``state["step"]`` already counts this
+    # step). None: the subclass brings its own ``step``.
+    _update = None
+    # The RuntimeError a sparse gradient raises ("{}": the class name); None: accepted.
+    _sparse_grad_error = "{} does not support sparse gradients"
+
     def __init__(self, params, defaults):
+        if self._update is not None and defaults.get("differentiable"):
+            raise NotImplementedError(
+                "differentiable=True is not supported: step() always runs under torch.no_grad()"
+            )
         self.defaults = defaults
         self.state = defaultdict(dict)
         self.param_groups = []
@@ -244,9 +244,47 @@ class Optimizer:
                     grad.requires_grad_(False)
                 grad.zero_()
 
+    @_with_step_hooks
+    @torch.no_grad()
     def step(self, closure=None):
-        """One optimisation step; ``closure`` re-evaluates the model and returns the loss."""
-        raise NotImplementedError
+        """One optimisation step; ``closure`` re-evaluates the model and returns the loss.
+
+        Updates each parameter that has a gradient by the subclass's ``_update``, one at a
+        time: ``foreach`` and ``fused`` are accepted as options, but there is this one loop.
+        """
+        if self._update is None:
+            raise NotImplementedError(f"{type(self).__name__} defines no update rule")
+        loss = _closure_loss(closure)
+        sparse_grad_error = self._sparse_grad_error
+        for group in self.param_groups:
+            maximize = group["maximize"]
+            weight_decay = group.get("weight_decay", 0)  # Rprop has none
+            decoupled = group.get("decoupled_weight_decay", False)
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                if sparse_grad_error is not None and grad.is_sparse:
+                    raise RuntimeError(sparse_grad_error.format(type(self).__name__))
+                state = self._step_state(p, group)
+                grad = _regularized_grad(p, grad, maximize, weight_decay, group["lr"], decoupled)
+                self._update(p, grad, state, group)
+        return loss
+
+    def _init_state(self, state, p, group):
+        """Fills the new state of ``p`` (which holds ``step`` so far) before its first step."""
+
+    def _start_state(self, state, p, group):
+        state["step"] = torch.tensor(0.0)  # a float32 tensor, as PyTorch keeps it
+        self._init_state(state, p, group)
+
+    def _step_state(self, p, group):
+        """The state of ``p`` for this step: created on first use, ``step`` counting it."""
+        state = self.state[p]
+        if not state:
+            self._start_state(state, p, group)
+        state["step"] += 1
+        return state
 
     def register_step_pre_hook(self, hook):
         """``hook(optimizer, args, kwargs)`` runs before each step; it may return new

@@ -4,16 +4,7 @@ import math
 
 import torch
 
-from .optimizer import (
-    Optimizer,
-    _check_betas,
-    _check_nonnegative,
-    _check_not_differentiable,
-    _closure_loss,
-    _next_step,
-    _regularized_grad,
-    _update_moments,
-)
+from .optimizer import Optimizer, _check_betas, _check_nonnegative, _update_moments
 
 __all__ = ["RAdam"]
 
@@ -47,7 +38,6 @@ class RAdam(Optimizer):
         _check_nonnegative(lr=lr, eps=eps)
         _check_betas(betas)
         _check_nonnegative(weight_decay=weight_decay)
-        _check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             betas=betas,
@@ -61,44 +51,27 @@ class RAdam(Optimizer):
         )
         super().__init__(params, defaults)
 
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr = group["lr"]
-            beta1, beta2 = group["betas"]
-            eps = group["eps"]
-            weight_decay = group["weight_decay"]
-            decoupled = group["decoupled_weight_decay"]
-            maximize = group["maximize"]
-            rho_inf = 2 / (1 - beta2) - 1
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if not state:
-                    state["step"] = torch.tensor(0.0)
-                    state["exp_avg"] = torch.zeros_like(p)
-                    state["exp_avg_sq"] = torch.zeros_like(p)
-                grad = _regularized_grad(p, grad, maximize, weight_decay, lr, decoupled)
-                step = _next_step(state)
-                exp_avg = state["exp_avg"]
-                exp_avg_sq = state["exp_avg_sq"]
-                scratch = _update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
-                bias_correction1 = 1 - beta1**step
-                bias_correction2 = 1 - beta2**step
-                rho_t = rho_inf - 2 * step * beta2**step / bias_correction2
-                if rho_t > 5.0:
-                    rect = math.sqrt(
-                        (rho_t - 4)
-                        * (rho_t - 2)
-                        * rho_inf
-                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
-                    )
-                    denom = torch.sqrt(exp_avg_sq, out=scratch).add_(eps)
-                    scale = lr * rect * math.sqrt(bias_correction2) / bias_correction1
-                    p.add_(torch.div(exp_avg, denom, out=denom), alpha=-scale)
-                else:
-                    p.add_(exp_avg, alpha=-lr / bias_correction1)
-        return loss
+    def _init_state(self, state, p, group):
+        state["exp_avg"] = torch.zeros_like(p)
+        state["exp_avg_sq"] = torch.zeros_like(p)
+
+    def _update(self, p, grad, state, group):
+        lr = group["lr"]
+        beta1, beta2 = group["betas"]
+        step = state["step"].item()
+        exp_avg = state["exp_avg"]
+        exp_avg_sq = state["exp_avg_sq"]
+        scratch = _update_moments(exp_avg, exp_avg_sq, grad, beta1, beta2)
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * beta2**step / bias_correction2
+        if rho_t > 5.0:
+            rect = math.sqrt(
+                (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+            )
+            denom = torch.sqrt(exp_avg_sq, out=scratch).add_(group["eps"])
+            scale = lr * rect * math.sqrt(bias_correction2) / bias_correction1
+            p.add_(torch.div(exp_avg, denom, out=denom), alpha=-scale)
+        else:
+            p.add_(exp_avg, alpha=-lr / bias_correction1)

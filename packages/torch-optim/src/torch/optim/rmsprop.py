@@ -2,13 +2,7 @@
 
 import torch
 
-from .optimizer import (
-    Optimizer,
-    _check_nonnegative,
-    _check_not_differentiable,
-    _closure_loss,
-    _regularized_grad,
-)
+from .optimizer import Optimizer, _check_nonnegative
 
 __all__ = ["RMSprop"]
 
@@ -40,7 +34,6 @@ class RMSprop(Optimizer):
         _check_nonnegative(
             lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha
         )
-        _check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             momentum=momentum,
@@ -55,42 +48,26 @@ class RMSprop(Optimizer):
         )
         super().__init__(params, defaults)
 
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr = group["lr"]
-            alpha = group["alpha"]
-            eps = group["eps"]
-            weight_decay = group["weight_decay"]
-            momentum = group["momentum"]
-            centered = group["centered"]
-            maximize = group["maximize"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if not state:
-                    state["step"] = torch.tensor(0.0)
-                    state["square_avg"] = torch.zeros_like(p)
-                grad = _regularized_grad(p, grad, maximize, weight_decay)
-                state["step"] += 1
-                square_avg = state["square_avg"]
-                scratch = torch.mul(grad, grad)
-                square_avg.mul_(alpha).add_(scratch, alpha=1 - alpha)
-                if centered:
-                    grad_avg = _buffer(state, "grad_avg", p)
-                    grad_avg.mul_(alpha).add_(grad, alpha=1 - alpha)
-                    centered_avg = torch.mul(grad_avg, grad_avg, out=scratch).neg_()
-                    avg = centered_avg.add_(square_avg).sqrt_()
-                else:
-                    avg = torch.sqrt(square_avg, out=scratch)
-                update = torch.div(grad, avg.add_(eps), out=avg)
-                if momentum > 0:
-                    update = _buffer(state, "momentum_buffer", p).mul_(momentum).add_(update)
-                p.add_(update, alpha=-lr)
-        return loss
+    def _init_state(self, state, p, group):
+        state["square_avg"] = torch.zeros_like(p)
+
+    def _update(self, p, grad, state, group):
+        alpha = group["alpha"]
+        momentum = group["momentum"]
+        square_avg = state["square_avg"]
+        scratch = torch.mul(grad, grad)
+        square_avg.mul_(alpha).add_(scratch, alpha=1 - alpha)
+        if group["centered"]:
+            grad_avg = _buffer(state, "grad_avg", p)
+            grad_avg.mul_(alpha).add_(grad, alpha=1 - alpha)
+            centered_avg = torch.mul(grad_avg, grad_avg, out=scratch).neg_()
+            avg = centered_avg.add_(square_avg).sqrt_()
+        else:
+            avg = torch.sqrt(square_avg, out=scratch)
+        update = torch.div(grad, avg.add_(group["eps"]), out=avg)
+        if momentum > 0:
+            update = _buffer(state, "momentum_buffer", p).mul_(momentum).add_(update)
+        p.add_(update, alpha=-group["lr"])
 
 
 def _buffer(state, name, p):

@@ -2,7 +2,7 @@
 
 import torch
 
-from .optimizer import Optimizer, _check_nonnegative, _check_not_differentiable, _closure_loss
+from .optimizer import Optimizer, _check_nonnegative
 
 __all__ = ["Rprop"]
 
@@ -31,7 +31,6 @@ class Rprop(Optimizer):
         _check_nonnegative(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        _check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             etas=etas,
@@ -43,33 +42,19 @@ class Rprop(Optimizer):
         )
         super().__init__(params, defaults)
 
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            eta_minus, eta_plus = group["etas"]
-            step_size_min, step_size_max = group["step_sizes"]
-            maximize = group["maximize"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if not state:
-                    state["step"] = torch.tensor(0.0)
-                    state["prev"] = torch.zeros_like(p)
-                    state["step_size"] = torch.full_like(p, group["lr"])
-                if maximize:
-                    grad = -grad
-                state["step"] += 1
-                prev = state["prev"]
-                step_size = state["step_size"]
-                agreement = grad.mul(prev)
-                flipped = agreement < 0
-                factor = torch.full_like(agreement, 1.0).masked_fill_(agreement > 0, eta_plus)
-                factor.masked_fill_(flipped, eta_minus)
-                step_size.mul_(factor).clamp_(step_size_min, step_size_max)
-                grad = grad.masked_fill(flipped, 0)
-                p.sub_(grad.sign().mul_(step_size))
-                prev.copy_(grad)
-        return loss
+    def _init_state(self, state, p, group):
+        state["prev"] = torch.zeros_like(p)
+        state["step_size"] = torch.full_like(p, group["lr"])
+
+    def _update(self, p, grad, state, group):
+        eta_minus, eta_plus = group["etas"]
+        prev = state["prev"]
+        step_size = state["step_size"]
+        agreement = grad.mul(prev)
+        flipped = agreement < 0
+        factor = torch.full_like(agreement, 1.0).masked_fill_(agreement > 0, eta_plus)
+        factor.masked_fill_(flipped, eta_minus)
+        step_size.mul_(factor).clamp_(*group["step_sizes"])
+        grad = grad.masked_fill(flipped, 0)
+        p.sub_(grad.sign().mul_(step_size))
+        prev.copy_(grad)

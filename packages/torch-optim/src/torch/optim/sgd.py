@@ -1,14 +1,6 @@
 """Stochastic gradient descent, with optional momentum, Nesterov momentum and weight decay."""
 
-import torch
-
-from .optimizer import (
-    Optimizer,
-    _check_nonnegative,
-    _check_not_differentiable,
-    _closure_loss,
-    _regularized_grad,
-)
+from .optimizer import Optimizer, _check_nonnegative
 
 __all__ = ["SGD"]
 
@@ -20,6 +12,9 @@ class SGD(Optimizer):
     ``momentum`` is set, ``b = momentum * b + (1 - dampening) * g`` (``b = g`` at the first
     step) and ``g = g + momentum * b`` (``nesterov``) or ``g = b``; then ``p -= lr * g``.
     """
+
+    # Sparse gradients are accepted, as PyTorch's SGD does.
+    _sparse_grad_error = None
 
     def __init__(
         self,
@@ -38,7 +33,6 @@ class SGD(Optimizer):
         _check_nonnegative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        _check_not_differentiable(differentiable)
         defaults = dict(
             lr=lr,
             momentum=momentum,
@@ -52,28 +46,17 @@ class SGD(Optimizer):
         )
         super().__init__(params, defaults)
 
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr = group["lr"]
-            momentum = group["momentum"]
-            dampening = group["dampening"]
-            weight_decay = group["weight_decay"]
-            nesterov = group["nesterov"]
-            maximize = group["maximize"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                grad = _regularized_grad(p, grad, maximize, weight_decay)
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = grad.detach().clone()
-                    else:
-                        buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                    grad = grad.add(buf, alpha=momentum) if nesterov else buf
-                p.add_(grad, alpha=-lr)
-        return loss
+    def _step_state(self, p, group):
+        # Only momentum keeps state (no step count): without it, state_dict's state stays empty.
+        return self.state[p] if group["momentum"] != 0 else None
+
+    def _update(self, p, grad, state, group):
+        momentum = group["momentum"]
+        if momentum != 0:
+            buf = state.get("momentum_buffer")
+            if buf is None:  # the first step's buffer is the gradient itself
+                buf = state["momentum_buffer"] = grad.detach().clone()
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+            grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+        p.add_(grad, alpha=-group["lr"])

@@ -1,5 +1,5 @@
 """Indexing: ``x[index]``, ``x[index] = v`` and the gather/scatter primitives that
-torch._indexing builds index_select, gather, take, scatter, index_add, ... from.
+torch._index_ops builds index_select, gather, take, scatter, index_add, ... from.
 
 Every backward here is either a read (getitem, index_select, gather, ``_mask_rows``) or a
 scatter-add into zeros.  The scatters are small Functions whose own backward is the read

@@ -1,0 +1,248 @@
+"""softmax, log_softmax and softmin, and the losses built on them: nll_loss and
+cross_entropy (log_softmax followed by nll_loss)."""
+
+import builtins
+import math
+import warnings
+
+from torch import _C
+from torch._checks import check_tensor, dtype_name
+from torch._nn_args import _compute_dtype, _float, _in_dtype, _int
+from torch._tensor import tensor_method
+
+Tensor = _C.Tensor
+
+__all__ = ["softmax", "log_softmax", "softmin", "nll_loss", "cross_entropy"]
+
+
+# ---------------------------------------------------------------- softmax
+
+
+def _softmax_args(name, input, dim, stacklevel, dtype):
+    check_tensor(input, name)
+    if isinstance(stacklevel, _C.dtype):  # torch.softmax(x, dim, dtype) passes it third
+        dtype, stacklevel = stacklevel, 3
+    if dtype is not None and not isinstance(dtype, _C.dtype):
+        raise TypeError(
+            f"{name}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}"
+        )
+    if dim is None:
+        warnings.warn(
+            f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+            f"include dim=X as an argument.",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
+        dim = 0 if input.dim() in (0, 1, 3) else 1
+    if dtype is not None:
+        input = input.to(dtype)
+    return input, _int(dim, name, "dim")
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along ``dim`` (computed as exp(x - max) / sum(exp(x - max)))."""
+    input, dim = _softmax_args("softmax", input, dim, _stacklevel, dtype)
+    return _C._softmax(input.to(_compute_dtype(input, "softmax")), dim).to(input.dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """x - logsumexp(x) along ``dim``, without overflow."""
+    input, dim = _softmax_args("log_softmax", input, dim, _stacklevel, dtype)
+    x = input.to(_compute_dtype(input, "log_softmax"))
+    return _C._log_softmax(x, dim).to(input.dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along ``dim``."""
+    input, dim = _softmax_args("softmin", input, dim, _stacklevel, dtype)
+    x = input.to(_compute_dtype(input, "softmin"))
+    return _C._softmax(-x, dim).to(input.dtype)
+
+
+def _softmax_method(self, dim, dtype=None):
+    return softmax(self, dim, dtype=dtype)
+
+
+def _log_softmax_method(self, dim, dtype=None):
+    return log_softmax(self, dim, dtype=dtype)
+
+
+_softmax_method.__name__, _log_softmax_method.__name__ = "softmax", "log_softmax"
+tensor_method(_softmax_method)
+tensor_method(_log_softmax_method)
+
+
+# ---------------------------------------------------------------- losses
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _legacy_reduction(size_average, reduce):
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return ("mean" if size_average else "sum") if reduce else "none"
+
+
+def _reduction(reduction, size_average, reduce, op):
+    if size_average is not None or reduce is not None:
+        warnings.warn(
+            "size_average and reduce args will be deprecated, please use reduction='"
+            f"{_legacy_reduction(size_average, reduce)}' instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+        reduction = _legacy_reduction(size_average, reduce)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _class_target(target, op):
+    check_tensor(target, op, "target", 2)
+    if target.is_floating_point():
+        raise RuntimeError(
+            f"{op}(): expected target to hold class indices (an integer tensor, int64), got "
+            f"{target.dtype}; floating-point targets (class probabilities) are only accepted by "
+            f"cross_entropy with a target of the input's shape"
+        )
+    if target.dtype not in (_C.int64, _C.uint8):
+        raise RuntimeError(
+            f"{op}(): expected target dtype to be Long or Byte (int64 or uint8 class indices), "
+            f"but got {dtype_name(target.dtype)} ({target.dtype})"
+        )
+    return target if target.dtype == _C.int64 else target.to(_C.int64)
+
+
+def _nll(input, target, weight, ignore_index, reduction, op):
+    """nll_loss on validated arguments (reduction a string)."""
+    check_tensor(input, op)
+    target = _class_target(target, op)
+    if input.dim() == 0:
+        raise ValueError(
+            f"{op}(): expected input of 1 or more dims (C or N, C, ...), got a 0-d input"
+        )
+    check_tensor(weight, op, "weight", None, optional=True)
+    nd = input.dim()
+    out_shape = None
+    if nd == 2 and target.dim() == 1 and target.shape[0] == input.shape[0]:
+        x3, t2 = input, target  # the common case, which the kernel takes as it is
+    elif nd == 1:
+        if target.dim() != 0:
+            raise ValueError(
+                f"{op}(): expected a 0-d target for a 1-D input of shape {tuple(input.shape)}, "
+                f"got target of shape {tuple(target.shape)}"
+            )
+        x3, t2, out_shape = input.reshape(1, input.shape[0]), target.reshape(1), ()
+    else:
+        shape = builtins.tuple(input.shape)
+        n, c = shape[0], shape[1]
+        if target.dim() == 0 or target.shape[0] != n:
+            raise ValueError(
+                f"{op}(): expected input batch_size ({n}) to match target batch_size "
+                f"({target.shape[0] if target.dim() else 'a 0-d target'}); input shape {shape}, "
+                f"target shape {tuple(target.shape)}"
+            )
+        if builtins.tuple(target.shape) != shape[:1] + shape[2:]:
+            raise RuntimeError(
+                f"{op}(): expected target of shape {shape[:1] + shape[2:]} for input of shape "
+                f"{shape}, got target of shape {tuple(target.shape)}"
+            )
+        s = math.prod(shape[2:])
+        x3, t2, out_shape = input.reshape(n, c, s), target.reshape(n, s), shape[:1] + shape[2:]
+    c = x3.shape[1]
+    if weight is not None and (weight.dim() != 1 or weight.shape[0] != c):
+        raise RuntimeError(
+            f"{op}(): expected weight to be a 1-D tensor of {c} values (one per class), got "
+            f"shape {tuple(weight.shape)}"
+        )
+    code = _REDUCTIONS[reduction]
+    cd = _compute_dtype(input, op)
+    if cd != input.dtype:  # 16-bit floats: run in float32, round the loss back
+        x3 = x3.to(cd)
+        weight = _in_dtype(weight, input, cd)
+    out = _C._nll_loss(x3, t2, weight, code, _int(ignore_index, op, "ignore_index"))[0]
+    out = out.to(input.dtype)
+    return out.reshape(out_shape) if code == 0 and out_shape is not None else out
+
+
+def nll_loss(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index=-100,
+    reduce=None,
+    reduction="mean",
+):
+    """The negative log-likelihood loss: -weight[t] * input[n, t] per sample (input holds
+    log-probabilities, (N, C), (N, C, d1, ...) or (C,); target the class indices); 'mean'
+    divides by the summed weights of the targets that are not ``ignore_index``."""
+    reduction = _reduction(reduction, size_average, reduce, "nll_loss")
+    return _nll(input, target, weight, ignore_index, reduction, "nll_loss")
+
+
+def cross_entropy(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index=-100,
+    reduce=None,
+    reduction="mean",
+    label_smoothing=0.0,
+):
+    """log_softmax over the class dim followed by nll_loss (class-index targets), or
+    -sum(target * log_softmax) per sample (class-probability targets of the input's shape);
+    ``label_smoothing`` mixes the targets with the uniform distribution."""
+    op = "cross_entropy"
+    reduction = _reduction(reduction, size_average, reduce, op)
+    check_tensor(input, op)
+    check_tensor(target, op, "target", 2)
+    ls = _float(label_smoothing, op, "label_smoothing")
+    if not ls <= 1.0:  # (PyTorch lets negative values through; NaN and > 1 fail)
+        raise RuntimeError(f"{op}(): label_smoothing must be between 0.0 and 1.0. Got: {ls}")
+    if input.dim() == 0:
+        raise ValueError(
+            f"{op}(): expected input of 1 or more dims (C or N, C, ...), got a 0-d input"
+        )
+    cdim = 0 if input.dim() == 1 else 1
+    c = input.shape[cdim]
+    logp = log_softmax(input, cdim)
+    wview = None
+    if weight is not None:
+        if not isinstance(weight, Tensor) or weight.dim() != 1 or weight.shape[0] != c:
+            raise RuntimeError(f"{op}(): expected weight to be a 1-D tensor of {c} values")
+        wview = weight.reshape([c] + [1] * (input.dim() - cdim - 1))
+    if target.is_floating_point():
+        if target.shape != input.shape:
+            raise RuntimeError(
+                f"{op}(): expected a floating-point target (class probabilities) of the input's "
+                f"shape {tuple(input.shape)}, got {tuple(target.shape)} ({target.dtype}); class "
+                f"index targets must be an integer tensor"
+            )
+        if ls > 0:
+            target = target * (1 - ls) + ls / c
+        prod = logp * target if wview is None else logp * target * wview
+        loss = -prod.sum(cdim)
+        if reduction == "none":
+            return loss
+        if reduction == "sum":
+            return loss.sum()
+        return loss.sum() / (input.numel() // c if c else 0)
+    loss = _nll(logp, target, weight, ignore_index, reduction, op)
+    if not ls > 0:  # (PyTorch smooths only with a positive label_smoothing)
+        return loss
+    target = _class_target(target, op)
+    smooth = -(logp.sum(cdim) if wview is None else (logp * wview).sum(cdim))
+    ignored = target == ignore_index
+    smooth = _C.where(ignored, 0.0, smooth)
+    if reduction == "sum":
+        smooth = smooth.sum()
+    elif reduction == "mean":
+        kept = _C.logical_not(ignored)
+        if weight is None:
+            smooth = smooth.sum() / kept.sum()
+        else:
+            safe = _C.where(ignored, 0, target)
+            smooth = smooth.sum() / _C.where(kept, weight[safe], 0.0).sum()
+    return (1 - ls) * loss + smooth * (ls / c)
