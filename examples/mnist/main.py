@@ -150,6 +150,12 @@ def main(argv=None):
     parser.add_argument("--gamma", type=float, default=0.7, help="StepLR decay per epoch")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--save-model", default="mnist_cnn.pt", help="'' to skip saving")
+    parser.add_argument(
+        "--min-accuracy",
+        type=float,
+        default=0.0,
+        help="fail (exit status 1) when the final test accuracy, 0 to 1, is below this",
+    )
     args = parser.parse_args(argv)
 
     torch.manual_seed(args.seed)
@@ -177,7 +183,10 @@ def main(argv=None):
     if args.save_model:
         torch.save(model.state_dict(), args.save_model)
         print(f"saved {args.save_model}")
-    return correct / len(x_test)
+    accuracy = correct / len(x_test)
+    if accuracy < args.min_accuracy:
+        raise SystemExit(f"test accuracy {accuracy:.3f} is below {args.min_accuracy}")
+    return accuracy
 
 
 if __name__ == "__main__":

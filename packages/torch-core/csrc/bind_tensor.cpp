@@ -336,7 +336,11 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
 
   // ---------------------------------------------------------------- values
   cls.def("item", [](const Tensor& t) { return scalar_to_py(item(t)); })
-      .def("tolist", [](const Tensor& t) { return tolist_rec(t.data(), t, 0); })
+      .def("tolist",
+           [](const Tensor& t) {
+             Tensor h = on_host(t);
+             return tolist_rec(h.data(), h, 0);
+           })
       .def("__bool__",
            [](const Tensor& t) {
              TC_CHECK(t.numel() == 1, Runtime, "Boolean value of Tensor with ",

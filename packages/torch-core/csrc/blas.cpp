@@ -9,13 +9,6 @@ namespace tc {
 
 void set_blas_threads(int n) { scipy_openblas_set_num_threads(n); }
 
-// c = alpha * a @ b + beta * c, all 2-D views; c is row-major with unit column stride.
-struct GemmArgs {
-  const Tensor *a, *b, *c;
-  Scalar alpha, beta;
-};
-using GemmFn = void (*)(const GemmArgs&);
-
 // How BLAS reads a matrix without copying it: row-major with a leading dimension,
 // or transposed; false when neither stride is 1.
 static bool blas_view(const Tensor& t, CBLAS_TRANSPOSE& trans, int& ld) {
@@ -88,19 +81,10 @@ void loop_gemm(const GemmArgs& g) {
   }
 }
 
-static struct RegisterGemm {
-  RegisterGemm() {
-    register_kernel(Op::gemm, DeviceType::CPU, ScalarType::Float, (void*)&blas_gemm<float>);
-    register_kernel(Op::gemm, DeviceType::CPU, ScalarType::Double, (void*)&blas_gemm<double>);
-    register_kernel(Op::gemm, DeviceType::CPU, ScalarType::ComplexFloat, (void*)&blas_gemm<c64>);
-    register_kernel(Op::gemm, DeviceType::CPU, ScalarType::ComplexDouble, (void*)&blas_gemm<c128>);
-#define TC_REG_LOOP(T) \
-  register_kernel(Op::gemm, DeviceType::CPU, DTypeOf<T>::value, (void*)&loop_gemm<T>);
-    TC_REG_LOOP(uint8_t)
-    TC_REG_LOOP(int8_t) TC_REG_LOOP(int16_t) TC_REG_LOOP(int32_t) TC_REG_LOOP(int64_t)
-#undef TC_REG_LOOP
-  }
-} register_gemm;
+void register_blas_kernels() {
+  reg_each<float, double, c64, c128>(Op::gemm, TC_KERNEL(blas_gemm));
+  reg_each<TC_INTS>(Op::gemm, TC_KERNEL(loop_gemm));
+}
 
 static void check_dtypes(const char* op, const Tensor& a, const Tensor& b) {
   TC_CHECK(a.dtype() == b.dtype(), Runtime, op,

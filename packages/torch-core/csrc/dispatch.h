@@ -40,7 +40,7 @@ namespace tc {
   X(where, ternary) X(lerp, ternary) X(addcmul, ternary)                 \
   X(addcdiv, ternary)                                                                      \
   /* data movement and filling */                                                          \
-  X(copy, movement) X(fill, movement)                                                      \
+  X(copy, movement) X(fill, movement) X(to_host, movement)                                \
   /* reductions */                                                                         \
   X(sum, reduce) X(prod, reduce) X(amax, reduce) X(amin, reduce) X(all, reduce)            \
   X(any, reduce) X(argmax, reduce) X(argmin, reduce)                                       \

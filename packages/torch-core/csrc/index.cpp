@@ -479,22 +479,14 @@ Tensor searchsorted(const Tensor& seq_in, const Tensor& values_in, bool right, b
 }
 
 void register_index_kernels() {
-  auto cpu = DeviceType::CPU;
   // data movement: every dtype, complex included
-#define TC_REG(name, T, py)                                                                 \
-  register_kernel(Op::take, cpu, ScalarType::name, (void*)&take_kernel<T>);                 \
-  register_kernel(Op::index_put, cpu, ScalarType::name, (void*)&put_kernel<T>);             \
-  register_kernel(Op::masked_select, cpu, ScalarType::name, (void*)&mask_rows_kernel<T>);   \
-  register_kernel(Op::nonzero, cpu, ScalarType::name, (void*)&nonzero_kernel<T>);           \
-  register_kernel(Op::index_select, cpu, ScalarType::name, (void*)&index_select_kernel<T>); \
-  register_kernel(Op::gather, cpu, ScalarType::name, (void*)&gather_kernel<T>);
-  TC_FORALL_DTYPES_AND_COMPLEX(TC_REG)
-#undef TC_REG
-  // searching needs ordered values
-#define TC_REG_SEARCH(name, T, py) \
-  register_kernel(Op::searchsorted, cpu, ScalarType::name, (void*)&search_kernel<T>);
-  TC_FORALL_DTYPES(TC_REG_SEARCH)
-#undef TC_REG_SEARCH
+  reg_each<TC_ALL, TC_COMPLEX>(Op::take, TC_KERNEL(take_kernel));
+  reg_each<TC_ALL, TC_COMPLEX>(Op::index_put, TC_KERNEL(put_kernel));
+  reg_each<TC_ALL, TC_COMPLEX>(Op::masked_select, TC_KERNEL(mask_rows_kernel));
+  reg_each<TC_ALL, TC_COMPLEX>(Op::nonzero, TC_KERNEL(nonzero_kernel));
+  reg_each<TC_ALL, TC_COMPLEX>(Op::index_select, TC_KERNEL(index_select_kernel));
+  reg_each<TC_ALL, TC_COMPLEX>(Op::gather, TC_KERNEL(gather_kernel));
+  reg_each<TC_ALL>(Op::searchsorted, TC_KERNEL(search_kernel));  // needs ordered values
 }
 
 }  // namespace tc

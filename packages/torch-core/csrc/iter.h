@@ -180,4 +180,16 @@ inline void ternary_loop(char** d, const int64_t* s, int64_t n, const F& f) {
                                                  A(*reinterpret_cast<const T*>(d[3] + i * s[3]))));
 }
 
+// A reduction's geometry (reduce.cpp): the input's kept dims (one output element each) and
+// reduced dims, both outermost first, in elements; the kernels read `in` and write `out`.
+struct ReduceIter {
+  const char* in = nullptr;
+  char* out = nullptr;             // values, contiguous, n_out elements
+  int64_t* out_idx = nullptr;      // arg reductions: index of the chosen element
+  Shape kept_sizes, kept_strides;  // outermost first, elements
+  Shape red_sizes, red_strides;    // outermost first, elements, merged
+  int64_t n_out = 1, n_red = 1;
+};
+using ReduceFn = void (*)(ReduceIter&);
+
 }  // namespace tc

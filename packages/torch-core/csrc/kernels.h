@@ -147,6 +147,7 @@ void register_index_kernels();   // index.cpp
 void register_shape_kernels();   // shape.cpp
 void register_sort_kernels();    // sort.cpp
 void register_linalg_kernels();  // linalg.cpp
+void register_blas_kernels();    // blas.cpp
 void register_nn_kernels();      // nn_*.cpp and conv.cpp
 
 }  // namespace tc

@@ -172,24 +172,6 @@ static int small_gesv(int n, int k, T* a, T* b) {
 // Systems up to this size take small_gesv (row-major buffers), larger ones LAPACK's gesv.
 constexpr int64_t kSmallSolve = 32;
 
-// ---------------------------------------------------------------- kernels
-// Each works in place on column-major buffers (B, cols, rows), solve's small path on
-// row-major ones; info (B,) int32 gets LAPACK's code per matrix.
-using LuFactorFn = void (*)(const Tensor& a, const Tensor& piv, const Tensor& info);
-// solve: row-major (B, n, n) and (B, n, k) buffers when n <= kSmallSolve, else column-major
-using SolveFn = void (*)(const Tensor& a, const Tensor& b, const Tensor& info);
-using CholeskyFn = void (*)(const Tensor& a, bool upper, const Tensor& info);
-using QrFn = void (*)(const Tensor& a, const Tensor& q, const Tensor& info);
-using SvdFn = void (*)(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vt,
-                       char jobz, const Tensor& info);
-using EighFn = void (*)(const Tensor& a, const Tensor& w, bool upper, bool vectors,
-                        const Tensor& info);
-using EigFn = void (*)(const Tensor& a, const Tensor& w, const Tensor& v, bool vectors,
-                       const Tensor& info);
-using TriSolveFn = void (*)(const Tensor& a, const Tensor& b, bool upper, bool unit);
-using LstsqFn = void (*)(const Tensor& a, const Tensor& b, const Tensor& s, const Tensor& rank,
-                         double rcond, const Tensor& info);
-
 template <class T>
 static T* mat(const Tensor& buf, int64_t i) {
   return buf.data_as<T>() + i * buf.size(1) * buf.size(2);
@@ -505,19 +487,15 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& a,
 
 void register_linalg_kernels() {
   scipy_LAPACKE_set_nancheck(0);  // NaN inputs give NaN results, as in PyTorch
-#define TC_REG(op, fn)                                                            \
-  register_kernel(Op::op, DeviceType::CPU, ScalarType::Float, (void*)&fn<float>); \
-  register_kernel(Op::op, DeviceType::CPU, ScalarType::Double, (void*)&fn<double>);
-  TC_REG(lu_factor, lu_factor_kernel)
-  TC_REG(lu_solve, solve_kernel)
-  TC_REG(cholesky, cholesky_kernel)
-  TC_REG(qr, qr_kernel)
-  TC_REG(svd, svd_kernel)
-  TC_REG(eigh, eigh_kernel)
-  TC_REG(eig, eig_kernel)
-  TC_REG(lstsq, lstsq_kernel)
-  TC_REG(triangular_solve, triangular_solve_kernel)
-#undef TC_REG
+  reg_each<float, double>(Op::lu_factor, TC_KERNEL(lu_factor_kernel));
+  reg_each<float, double>(Op::lu_solve, TC_KERNEL(solve_kernel));
+  reg_each<float, double>(Op::cholesky, TC_KERNEL(cholesky_kernel));
+  reg_each<float, double>(Op::qr, TC_KERNEL(qr_kernel));
+  reg_each<float, double>(Op::svd, TC_KERNEL(svd_kernel));
+  reg_each<float, double>(Op::eigh, TC_KERNEL(eigh_kernel));
+  reg_each<float, double>(Op::eig, TC_KERNEL(eig_kernel));
+  reg_each<float, double>(Op::lstsq, TC_KERNEL(lstsq_kernel));
+  reg_each<float, double>(Op::triangular_solve, TC_KERNEL(triangular_solve_kernel));
 }
 
 }  // namespace tc

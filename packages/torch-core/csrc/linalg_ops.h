@@ -24,4 +24,22 @@ std::tuple<Tensor, Tensor, Tensor> linalg_eig(const Tensor& a,
 std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> linalg_lstsq(
     const Tensor& a, const Tensor& b, double rcond);  // X, residual rows, rank, S, info
 
+// ---------------------------------------------------------------- kernel types (linalg.cpp)
+// Each works in place on column-major buffers (B, cols, rows), solve's small path on
+// row-major ones; info (B,) int32 gets LAPACK's code per matrix.
+using LuFactorFn = void (*)(const Tensor& a, const Tensor& piv, const Tensor& info);
+// solve: row-major (B, n, n) and (B, n, k) buffers when n <= kSmallSolve, else column-major
+using SolveFn = void (*)(const Tensor& a, const Tensor& b, const Tensor& info);
+using CholeskyFn = void (*)(const Tensor& a, bool upper, const Tensor& info);
+using QrFn = void (*)(const Tensor& a, const Tensor& q, const Tensor& info);
+using SvdFn = void (*)(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vt,
+                       char jobz, const Tensor& info);
+using EighFn = void (*)(const Tensor& a, const Tensor& w, bool upper, bool vectors,
+                        const Tensor& info);
+using EigFn = void (*)(const Tensor& a, const Tensor& w, const Tensor& v, bool vectors,
+                       const Tensor& info);
+using TriSolveFn = void (*)(const Tensor& a, const Tensor& b, bool upper, bool unit);
+using LstsqFn = void (*)(const Tensor& a, const Tensor& b, const Tensor& s, const Tensor& rank,
+                         double rcond, const Tensor& info);
+
 }  // namespace tc

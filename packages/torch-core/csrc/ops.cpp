@@ -92,6 +92,13 @@ void fill_(const Tensor& t, const Scalar& v) {
   find_kernel<ElementwiseFn>(Op::fill, t.device(), t.dtype())(it);
 }
 
+Tensor on_host(const Tensor& t) {
+  if (t.device().type == DeviceType::CPU) return t;
+  Tensor host = empty(t.sizes(), t.dtype());
+  find_kernel<ToHostFn>(Op::to_host, t.device(), t.dtype())(t, host);
+  return host;
+}
+
 void register_cpu_kernels() {
   register_unary_kernels();
   register_binary_kernels();
@@ -101,6 +108,7 @@ void register_cpu_kernels() {
   register_shape_kernels();
   register_sort_kernels();
   register_linalg_kernels();
+  register_blas_kernels();
   register_nn_kernels();
 }
 

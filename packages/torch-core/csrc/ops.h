@@ -81,4 +81,17 @@ Tensor fft_c2r(const Tensor& x, const Shape& dims, int64_t last_size, bool forwa
 
 void register_cpu_kernels();  // all CPU kernels
 
+// t itself when it is on the CPU; else a contiguous CPU copy made by its device's to_host
+// kernel (ToHostFn): what item() and tolist() read.
+Tensor on_host(const Tensor& t);
+using ToHostFn = void (*)(const Tensor& src, const Tensor& dst);
+
+// The gemm kernel type (blas.cpp): c = alpha * a @ b + beta * c, all 2-D views; c is
+// row-major with unit column stride.
+struct GemmArgs {
+  const Tensor *a, *b, *c;
+  Scalar alpha, beta;
+};
+using GemmFn = void (*)(const GemmArgs&);
+
 }  // namespace tc

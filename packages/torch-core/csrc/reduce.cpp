@@ -10,16 +10,6 @@
 
 namespace tc {
 
-struct ReduceIter {
-  const char* in = nullptr;
-  char* out = nullptr;             // values, contiguous, n_out elements
-  int64_t* out_idx = nullptr;      // arg reductions: index of the chosen element
-  Shape kept_sizes, kept_strides;  // outermost first, elements
-  Shape red_sizes, red_strides;    // outermost first, elements, merged
-  int64_t n_out = 1, n_red = 1;
-};
-using ReduceFn = void (*)(ReduceIter&);
-
 // ---------------------------------------------------------------- reduction ops
 // Each op: Acc init(), Acc step(Acc, A), Acc merge(Acc, Acc), Out finish(Acc).
 template <class T>
@@ -242,20 +232,15 @@ struct argmin_kernel {
 template <class>
 struct NoR {};
 
-template <template <class, template <class> class> class K, template <class> class R, class... Ts>
-static void reg_reduce(Op op) {
-  (register_kernel(op, DeviceType::CPU, DTypeOf<Ts>::value, (void*)&K<Ts, R>::run), ...);
-}
-
 void register_reduce_kernels() {
-  reg_reduce<reduce_kernel, SumR, TC_ALL, TC_COMPLEX>(Op::sum);
-  reg_reduce<reduce_kernel, ProdR, TC_ALL, TC_COMPLEX>(Op::prod);
-  reg_reduce<reduce_kernel, MaxR, TC_ALL>(Op::amax);
-  reg_reduce<reduce_kernel, MinR, TC_ALL>(Op::amin);
-  reg_reduce<reduce_kernel, AllR, TC_ALL>(Op::all);
-  reg_reduce<reduce_kernel, AnyR, TC_ALL>(Op::any);
-  reg_reduce<argmax_kernel, NoR, TC_ALL>(Op::argmax);
-  reg_reduce<argmin_kernel, NoR, TC_ALL>(Op::argmin);
+  reg<reduce_kernel, SumR, TC_ALL, TC_COMPLEX>(Op::sum);
+  reg<reduce_kernel, ProdR, TC_ALL, TC_COMPLEX>(Op::prod);
+  reg<reduce_kernel, MaxR, TC_ALL>(Op::amax);
+  reg<reduce_kernel, MinR, TC_ALL>(Op::amin);
+  reg<reduce_kernel, AllR, TC_ALL>(Op::all);
+  reg<reduce_kernel, AnyR, TC_ALL>(Op::any);
+  reg<argmax_kernel, NoR, TC_ALL>(Op::argmax);
+  reg<argmin_kernel, NoR, TC_ALL>(Op::argmin);
 }
 
 // ---------------------------------------------------------------- front end

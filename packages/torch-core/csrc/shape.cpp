@@ -369,27 +369,26 @@ struct Bytes16 {  // complex128 moved as raw bytes
   uint64_t lo, hi;
 };
 
+// The unsigned integer of T's size (Bytes16 for complex128): kernels that only move
+// values need one instantiation per item size.
 template <class T>
-static void reg_typed() {
-  constexpr ScalarType t = DTypeOf<T>::value;
-  using U = std::conditional_t<
-      sizeof(T) == 1, uint8_t,
-      std::conditional_t<
-          sizeof(T) == 2, uint16_t,
-          std::conditional_t<sizeof(T) == 4, uint32_t,
-                             std::conditional_t<sizeof(T) == 8, uint64_t, Bytes16>>>>;
-  register_kernel(Op::cat, DeviceType::CPU, t, (void*)&cat_cpu);  // moves bytes: any dtype
-  register_kernel(Op::flip, DeviceType::CPU, t, (void*)&flip_cpu<U>);
-  register_kernel(Op::roll, DeviceType::CPU, t, (void*)&roll_cpu);  // block copies: any dtype
-  register_kernel(Op::tril, DeviceType::CPU, t, (void*)&tri_cpu<T>);
-  register_kernel(Op::triu, DeviceType::CPU, t, (void*)&tri_cpu<T>);
-  register_kernel(Op::repeat_interleave, DeviceType::CPU, t, (void*)&repeat_interleave_cpu<U>);
-}
+using SameSize = std::conditional_t<
+    sizeof(T) == 1, uint8_t,
+    std::conditional_t<sizeof(T) == 2, uint16_t,
+                       std::conditional_t<sizeof(T) == 4, uint32_t,
+                                          std::conditional_t<sizeof(T) == 8, uint64_t, Bytes16>>>>;
 
 void register_shape_kernels() {
-#define TC_REG_SHAPE(name, T, py) reg_typed<T>();
-  TC_FORALL_DTYPES_AND_COMPLEX(TC_REG_SHAPE)
-#undef TC_REG_SHAPE
+  auto any = [](void* fn) { return [fn](auto) { return fn; }; };  // moves bytes: any dtype
+  reg_each<TC_ALL, TC_COMPLEX>(Op::cat, any((void*)&cat_cpu));
+  reg_each<TC_ALL, TC_COMPLEX>(Op::roll, any((void*)&roll_cpu));
+  reg_each<TC_ALL, TC_COMPLEX>(Op::flip,
+                               [](auto t) { return (void*)&flip_cpu<SameSize<decltype(t)>>; });
+  reg_each<TC_ALL, TC_COMPLEX>(Op::repeat_interleave, [](auto t) {
+    return (void*)&repeat_interleave_cpu<SameSize<decltype(t)>>;
+  });
+  reg_each<TC_ALL, TC_COMPLEX>(Op::tril, TC_KERNEL(tri_cpu));
+  reg_each<TC_ALL, TC_COMPLEX>(Op::triu, TC_KERNEL(tri_cpu));
 }
 
 }  // namespace tc

@@ -16,13 +16,6 @@
 namespace tc {
 
 // ---------------------------------------------------------------- rows
-struct RowArgs {
-  Tensor in, out, idx;  // idx: indices output (undefined when the op has none)
-  int64_t dim = 0, k = 0;
-  int mode = 0;       // kthvalue: 0 k-th, 1 median, 2 nanmedian
-  bool flag = false;  // sort: descending; topk: largest
-};
-using RowFn = void (*)(const RowArgs&);
 
 // Offsets (elements, from data()) of each row's first element, in row-major order of the
 // other dims: tensors of the same shape list their rows in the same order.
@@ -471,10 +464,6 @@ struct ModeK {
 // ---------------------------------------------------------------- unique
 // Groups the rows of a contiguous [rows, m] tensor: equal rows (all m values equal) form a
 // group; groups are ordered by value (lexicographically), or by position if consecutive.
-struct UniqueGroups {
-  std::vector<int64_t> first, counts, inverse;  // per group: a row, its size; per row: group
-};
-using UniqueFn = void (*)(const Tensor& rows, bool consecutive, UniqueGroups& g);
 
 template <class T>
 struct UniqueK {
@@ -731,7 +720,7 @@ UniqueResult unique(const Tensor& x, bool consecutive, bool has_dim, int64_t dim
 // ---------------------------------------------------------------- registration
 template <template <class> class K, class... Ts>
 static void reg_rows(Op op) {
-  (register_kernel(op, DeviceType::CPU, DTypeOf<Ts>::value, (void*)&K<Ts>::run), ...);
+  reg_each<Ts...>(op, [](auto t) { return (void*)&K<decltype(t)>::run; });
 }
 template <class T>
 using CumsumK = ScanK<T, SumS>;

@@ -39,4 +39,19 @@ struct UniqueResult {
 };
 UniqueResult unique(const Tensor& x, bool consecutive, bool has_dim, int64_t dim);
 
+// ---------------------------------------------------------------- kernel types (sort.cpp)
+struct RowArgs {
+  Tensor in, out, idx;  // idx: indices output (undefined when the op has none)
+  int64_t dim = 0, k = 0;
+  int mode = 0;       // kthvalue: 0 k-th, 1 median, 2 nanmedian
+  bool flag = false;  // sort: descending; topk: largest
+};
+using RowFn = void (*)(const RowArgs&);
+// unique: groups the rows of a contiguous [rows, m] tensor (equal rows form a group, ordered
+// by value or, if consecutive, by position)
+struct UniqueGroups {
+  std::vector<int64_t> first, counts, inverse;  // per group: a row, its size; per row: group
+};
+using UniqueFn = void (*)(const Tensor& rows, bool consecutive, UniqueGroups& g);
+
 }  // namespace tc

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "iter.h"
+#include "ops.h"
 
 namespace tc {
 
@@ -305,9 +306,10 @@ Tensor wrap_scalar(const Scalar& s) {
 Scalar item(const Tensor& t) {
   TC_CHECK(t.numel() == 1, Runtime, "a Tensor with ", t.numel(),
            " elements cannot be converted to Scalar");
+  Tensor h = on_host(t);
   return visit_dtype_complex(t.dtype(), [&](auto v) {
     using T = decltype(v);
-    T x = *t.data_as<T>();
+    T x = *h.data_as<T>();
     if constexpr (IsComplex<T>::value)
       return Scalar::from_complex(double(x.real()), double(x.imag()));
     else if constexpr (std::is_same_v<T, bool>)

@@ -15,15 +15,15 @@ __all__ = [
 ]  # fmt: skip
 
 
-def _with_inplace(text, inplace):
-    """An extra_repr: ``text``, then ``inplace=True`` when set (PyTorch's order)."""
-    return ", ".join(part for part in (text, "inplace=True" if inplace else "") if part)
-
-
 class _Pointwise(Module):
-    """An activation that is ``function(input, inplace)``."""
+    """An activation that is ``function(input, *arguments, inplace)``.
+
+    Subclasses with arguments set them in their ``__init__`` (whose signature is the
+    public one), name them in ``_shown`` and write ``forward``; extra_repr prints them as
+    ``name=value``, then ``inplace=True`` when set (PyTorch's order)."""
 
     function = None  # a staticmethod of torch.nn.functional's, per subclass
+    _shown = ()
 
     def __init__(self, inplace=False):
         super().__init__()
@@ -33,37 +33,68 @@ class _Pointwise(Module):
         return self.function(input, self.inplace)
 
     def extra_repr(self):
-        return _with_inplace("", self.inplace)
+        parts = [f"{name}={getattr(self, name)}" for name in self._shown]
+        if self.inplace:
+            parts.append("inplace=True")
+        return ", ".join(parts)
 
 
-class _AlphaPointwise(Module):
+class _AlphaPointwise(_Pointwise):
     """An activation that is ``function(input, alpha, inplace)`` (ELU, CELU)."""
 
-    function = None
+    _shown = ("alpha",)
 
     def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha, self.inplace = alpha, inplace
+        super().__init__(inplace)
+        self.alpha = alpha
 
     def forward(self, input):
         return self.function(input, self.alpha, self.inplace)
 
+
+class _DimActivation(Module):
+    """An activation over dimension ``dim`` (Softmin, Softmax, LogSoftmax)."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not hasattr(self, "dim"):
+            self.dim = None
+
     def extra_repr(self):
-        return _with_inplace(f"alpha={self.alpha}", self.inplace)
+        return f"dim={self.dim}"
 
 
-class Threshold(Module):
+class _Shrink(Module):
+    """``function(input, lambd)`` (Hardshrink, Softshrink); extra_repr is lambd alone."""
+
+    function = None
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return self.function(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Threshold(_Pointwise):
     """y = x if x > threshold else value."""
 
+    _shown = ("threshold", "value")
+
     def __init__(self, threshold, value, inplace=False):
-        super().__init__()
-        self.threshold, self.value, self.inplace = threshold, value, inplace
+        super().__init__(inplace)
+        self.threshold, self.value = threshold, value
 
     def forward(self, input):
         return F.threshold(input, self.threshold, self.value, self.inplace)
-
-    def extra_repr(self):
-        return _with_inplace(f"threshold={self.threshold}, value={self.value}", self.inplace)
 
 
 class ReLU(_Pointwise):
@@ -73,25 +104,26 @@ class ReLU(_Pointwise):
         return input.relu_() if self.inplace else torch.relu(input)
 
 
-class RReLU(Module):
+class RReLU(_Pointwise):
     """Randomised leaky ReLU (slope from U(lower, upper) in training)."""
 
+    _shown = ("lower", "upper")
+
     def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
-        super().__init__()
-        self.lower, self.upper, self.inplace = lower, upper, inplace
+        super().__init__(inplace)
+        self.lower, self.upper = lower, upper
 
     def forward(self, input):
         return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
-    def extra_repr(self):
-        return _with_inplace(f"lower={self.lower}, upper={self.upper}", self.inplace)
 
-
-class Hardtanh(Module):
+class Hardtanh(_Pointwise):
     """y = clamp(x, min_val, max_val)."""
 
+    _shown = ("min_val", "max_val")
+
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
-        super().__init__()
+        super().__init__(inplace)
         if min_value is not None or max_value is not None:
             import warnings
 
@@ -105,23 +137,19 @@ class Hardtanh(Module):
             max_val = max_value if max_value is not None else max_val
         if max_val <= min_val:
             raise ValueError("Hardtanh: max_val must be greater than min_val")
-        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+        self.min_val, self.max_val = min_val, max_val
 
     def forward(self, input):
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
-
-    def extra_repr(self):
-        return _with_inplace(f"min_val={self.min_val}, max_val={self.max_val}", self.inplace)
 
 
 class ReLU6(Hardtanh):
     """y = min(max(0, x), 6)."""
 
+    _shown = ()
+
     def __init__(self, inplace=False):
         super().__init__(0.0, 6.0, inplace)
-
-    def extra_repr(self):
-        return _with_inplace("", self.inplace)
 
 
 class Sigmoid(Module):
@@ -210,30 +238,23 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
-class Hardshrink(Module):
-    def __init__(self, lambd=0.5):
-        super().__init__()
-        self.lambd = lambd
+class Hardshrink(_Shrink):
+    """y = x where |x| > lambd, else 0."""
 
-    def forward(self, input):
-        return F.hardshrink(input, self.lambd)
-
-    def extra_repr(self):
-        return f"{self.lambd}"
+    function = staticmethod(F.hardshrink)
 
 
-class LeakyReLU(Module):
+class LeakyReLU(_Pointwise):
     """y = x if x > 0 else negative_slope * x."""
 
+    _shown = ("negative_slope",)
+
     def __init__(self, negative_slope=1e-2, inplace=False):
-        super().__init__()
-        self.negative_slope, self.inplace = negative_slope, inplace
+        super().__init__(inplace)
+        self.negative_slope = negative_slope
 
     def forward(self, input):
         return F.leaky_relu(input, self.negative_slope, self.inplace)
-
-    def extra_repr(self):
-        return _with_inplace(f"negative_slope={self.negative_slope}", self.inplace)
 
 
 class LogSigmoid(Module):
@@ -255,16 +276,10 @@ class Softplus(Module):
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
-class Softshrink(Module):
-    def __init__(self, lambd=0.5):
-        super().__init__()
-        self.lambd = lambd
+class Softshrink(_Shrink):
+    """y = x - lambd where x > lambd, x + lambd where x < -lambd, else 0."""
 
-    def forward(self, input):
-        return F.softshrink(input, self.lambd)
-
-    def extra_repr(self):
-        return str(self.lambd)
+    function = staticmethod(F.softshrink)
 
 
 class PReLU(Module):
@@ -297,37 +312,19 @@ class Tanhshrink(Module):
         return F.tanhshrink(input)
 
 
-class Softmin(Module):
+# (softmax and its kin are core kernels: F looks them up on first use, so at call time here)
+class Softmin(_DimActivation):
     """softmax(-x) along ``dim``."""
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
 
     def forward(self, input):
         return F.softmin(input, self.dim)
 
-    def extra_repr(self):
-        return f"dim={self.dim}"
 
-
-class Softmax(Module):
+class Softmax(_DimActivation):
     """exp(x) / sum(exp(x)) along ``dim``."""
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        if not hasattr(self, "dim"):
-            self.dim = None
 
     def forward(self, input):
         return F.softmax(input, self.dim)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
 
 
 class Softmax2d(Module):
@@ -341,23 +338,11 @@ class Softmax2d(Module):
         return F.softmax(input, -3)
 
 
-class LogSoftmax(Module):
+class LogSoftmax(_DimActivation):
     """log(softmax(x)) along ``dim``, computed stably."""
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        if not hasattr(self, "dim"):
-            self.dim = None
 
     def forward(self, input):
         return F.log_softmax(input, self.dim)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
 
 
 class MultiheadAttention(Module):

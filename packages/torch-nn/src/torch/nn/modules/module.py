@@ -5,15 +5,31 @@ A module keeps three ordered dicts: ``_parameters`` (name -> Parameter or None),
 Assigning an attribute registers the value in the right dict (``__setattr__``); reading one
 looks there after the instance ``__dict__`` (``__getattr__``).  Every conversion
 (``to``, ``double``, ``cpu``, ...) is one walk, :meth:`Module._apply`, over the tree.
+The hooks (their registration, and the call path that runs them) are in ``_hooks``.
 """
 
 import collections
-import functools
-import warnings
-import weakref
 
 import torch
-from torch import _C
+from torch.nn.modules._hooks import (
+    RemovableHandle,
+    _global_any,
+    _global_buffer_registration_hooks,
+    _global_module_registration_hooks,
+    _global_parameter_registration_hooks,
+    _init_hooks,
+    _ModuleHooks,
+    _restore_hooks,
+    _run_registration_hooks,
+    register_module_backward_hook,
+    register_module_buffer_registration_hook,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
+    register_module_module_registration_hook,
+    register_module_parameter_registration_hook,
+)
 from torch.nn.parameter import Buffer, Parameter
 
 Tensor = torch.Tensor
@@ -32,32 +48,6 @@ __all__ = [
 ]
 
 
-class RemovableHandle:
-    """What the ``register_*_hook`` methods return: ``handle.remove()`` unregisters the hook
-    (also usable as a context manager)."""
-
-    _next_id = 0
-
-    def __init__(self, hooks_dict, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = RemovableHandle._next_id
-        RemovableHandle._next_id += 1
-        extras = extra_dict if isinstance(extra_dict, (list, tuple)) else [extra_dict]
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras if d is not None)
-
-    def remove(self):
-        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
-            d = ref()
-            if d is not None:
-                d.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
 class _IncompatibleKeys(
     collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 ):
@@ -73,94 +63,6 @@ class _IncompatibleKeys(
     __str__ = __repr__
 
 
-# Hooks that apply to every module (register_module_*_hook).
-_global_forward_pre_hooks = collections.OrderedDict()
-_global_forward_hooks = collections.OrderedDict()
-_global_forward_hooks_always_called = collections.OrderedDict()
-_global_backward_pre_hooks = collections.OrderedDict()
-_global_backward_hooks = collections.OrderedDict()
-_global_buffer_registration_hooks = collections.OrderedDict()
-_global_parameter_registration_hooks = collections.OrderedDict()
-_global_module_registration_hooks = collections.OrderedDict()
-_global_any = [False]  # any global forward/backward hook registered: __call__ takes the slow path
-
-
-def _refresh_global_any():
-    _global_any[0] = bool(
-        _global_forward_pre_hooks
-        or _global_forward_hooks
-        or _global_backward_pre_hooks
-        or _global_backward_hooks
-    )
-
-
-def _global_handle(hooks, extra=None):
-    handle = RemovableHandle(hooks, extra_dict=extra)
-    remove = handle.remove
-
-    def remove_and_refresh():
-        remove()
-        _refresh_global_any()
-
-    handle.remove = remove_and_refresh
-    return handle
-
-
-def register_module_forward_pre_hook(hook):
-    """``hook(module, args)`` before the forward of every module."""
-    handle = _global_handle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    _refresh_global_any()
-    return handle
-
-
-def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
-    """``hook(module, args, output)`` after the forward of every module."""
-    handle = _global_handle(_global_forward_hooks, _global_forward_hooks_always_called)
-    _global_forward_hooks[handle.id] = hook
-    if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
-    _refresh_global_any()
-    return handle
-
-
-def register_module_full_backward_pre_hook(hook):
-    handle = _global_handle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
-    _refresh_global_any()
-    return handle
-
-
-def register_module_full_backward_hook(hook):
-    """``hook(module, grad_input, grad_output)`` for every module, as the gradients with
-    respect to its inputs are computed."""
-    handle = _global_handle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    _refresh_global_any()
-    return handle
-
-
-register_module_backward_hook = register_module_full_backward_hook
-
-
-def register_module_buffer_registration_hook(hook):
-    handle = RemovableHandle(_global_buffer_registration_hooks)
-    _global_buffer_registration_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_parameter_registration_hook(hook):
-    handle = RemovableHandle(_global_parameter_registration_hooks)
-    _global_parameter_registration_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_module_registration_hook(hook):
-    handle = RemovableHandle(_global_module_registration_hooks)
-    _global_module_registration_hooks[handle.id] = hook
-    return handle
-
-
 def _addindent(text, spaces):
     """Indent every line of text but the first by ``spaces``."""
     lines = text.split("\n")
@@ -170,141 +72,8 @@ def _addindent(text, spaces):
     return lines[0] + "\n" + "\n".join(pad + line for line in lines[1:])
 
 
-# ---------------------------------------------------------------- full backward hooks
-class _BackwardHook:
-    """The gradients flowing through one call of a module, for its full backward hooks.
-
-    The tensors going into forward and coming out of it pass through an identity autograd
-    node each (``_HookIdentity``).  Backward reaches the output node first: it runs the
-    backward pre-hooks and keeps ``grad_output``; it reaches the input node once the module's
-    whole graph ran: the hooks get ``(module, grad_input, grad_output)`` and may replace
-    ``grad_input``.  Used twice in one forward, a module gets one such record per call."""
-
-    def __init__(self, module, hooks, pre_hooks):
-        self.module = module
-        self.hooks = hooks
-        self.pre_hooks = pre_hooks
-        self.grad_outputs = None
-        self.n_inputs = 0
-        self.input_slots = None  # positions of the tensor arguments that went through the node
-        self.n_outputs = 0
-        self.output_slots = ()
-
-    def setup_input_hook(self, args):
-        self.n_inputs = len(args)
-        slots = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        if not (_C.is_grad_enabled() and any(args[i].requires_grad for i in slots)):
-            return args
-        self.input_slots = slots
-        wrapped = _HookIdentity.apply(self, "in", *[args[i] for i in slots])
-        args = list(args)
-        for i, t in zip(slots, wrapped):
-            args[i] = t
-        return tuple(args)
-
-    def setup_output_hook(self, result):
-        single = isinstance(result, Tensor)
-        outs = (result,) if single else result
-        if not isinstance(outs, tuple):
-            return result
-        slots = [i for i, a in enumerate(outs) if isinstance(a, Tensor)]
-        if not (_C.is_grad_enabled() and any(outs[i].requires_grad for i in slots)):
-            return result
-        self.n_outputs = len(outs)
-        self.output_slots = slots
-        wrapped = _HookIdentity.apply(self, "out", *[outs[i] for i in slots])
-        outs = list(outs)
-        for i, t in zip(slots, wrapped):
-            outs[i] = t
-        if single:
-            return outs[0]
-        return tuple(outs) if type(result) is tuple else type(result)(*outs)
-
-    @staticmethod
-    def _pack(slots, values, size):
-        packed = [None] * size
-        for i, v in zip(slots, values):
-            packed[i] = v
-        return tuple(packed)
-
-    def on_grad_outputs(self, grads):
-        grads = self._pack(self.output_slots, grads, self.n_outputs)
-        for hook in self.pre_hooks:
-            new = hook(self.module, grads)
-            if new is not None:
-                grads = self._check(new, len(grads), "backward pre hook")
-        self.grad_outputs = grads
-        if self.input_slots is None and self.hooks:  # no input needs a gradient: call now
-            warnings.warn(
-                "Full backward hook is called with the gradients with respect to the module's "
-                "outputs only (grad_input is all None), since no input of "
-                f"{self.module._get_name()} requires gradients",
-                stacklevel=2,
-            )
-            self._call_hooks(self._pack((), (), self.n_inputs))
-        return tuple(grads[i] for i in self.output_slots)
-
-    def on_grad_inputs(self, grads):
-        grads = self._call_hooks(self._pack(self.input_slots, grads, self.n_inputs))
-        return tuple(grads[i] for i in self.input_slots)
-
-    def _call_hooks(self, grad_inputs):
-        for hook in self.hooks:
-            new = hook(self.module, grad_inputs, self.grad_outputs)
-            if new is not None:
-                grad_inputs = self._check(new, len(grad_inputs), "backward hook")
-        return grad_inputs
-
-    def _check(self, new, n, what):
-        new = (new,) if isinstance(new, Tensor) else tuple(new)
-        if len(new) != n:
-            raise RuntimeError(
-                f"{what} of {self.module._get_name()} returned {len(new)} gradients, but it "
-                f"must return None or one per {'input' if what == 'backward hook' else 'output'}"
-                f" ({n})"
-            )
-        return new
-
-
-def _hook_identity_class():
-    from torch.autograd import Function
-
-    class _HookIdentity(Function):
-        """The identity, whose backward lets a _BackwardHook see (and replace) the grads."""
-
-        @staticmethod
-        def forward(ctx, state, kind, *tensors):
-            ctx.state, ctx.kind = state, kind
-            ctx.mark_non_differentiable(*[t for t in tensors if not t.requires_grad])
-            return tensors
-
-        @staticmethod
-        def backward(ctx, *grads):
-            if ctx.kind == "out":
-                grads = ctx.state.on_grad_outputs(grads)
-            else:
-                grads = ctx.state.on_grad_inputs(grads)
-            return (None, None, *grads)
-
-    return _HookIdentity
-
-
-class _LazyHookIdentity:
-    """``_HookIdentity`` made on first use (torch.autograd is imported after torch.nn may be)."""
-
-    cls = None
-
-    def apply(self, *args):
-        if _LazyHookIdentity.cls is None:
-            _LazyHookIdentity.cls = _hook_identity_class()
-        return _LazyHookIdentity.cls.apply(*args)
-
-
-_HookIdentity = _LazyHookIdentity()
-
-
 # ---------------------------------------------------------------- Module
-class Module:
+class Module(_ModuleHooks):
     """Base class of all layers and models: subclass it, create submodules and parameters in
     ``__init__`` (after ``super().__init__()``) and write ``forward``; call the instance
     (``model(x)``), not ``forward``, so that hooks run.
@@ -341,18 +110,7 @@ class Module:
         d["_parameters"] = {}
         d["_buffers"] = {}
         d["_non_persistent_buffers_set"] = set()
-        d["_backward_pre_hooks"] = collections.OrderedDict()
-        d["_backward_hooks"] = collections.OrderedDict()
-        d["_is_full_backward_hook"] = None
-        d["_forward_hooks"] = collections.OrderedDict()
-        d["_forward_hooks_with_kwargs"] = collections.OrderedDict()
-        d["_forward_hooks_always_called"] = collections.OrderedDict()
-        d["_forward_pre_hooks"] = collections.OrderedDict()
-        d["_forward_pre_hooks_with_kwargs"] = collections.OrderedDict()
-        d["_state_dict_hooks"] = collections.OrderedDict()
-        d["_state_dict_pre_hooks"] = collections.OrderedDict()
-        d["_load_state_dict_pre_hooks"] = collections.OrderedDict()
-        d["_load_state_dict_post_hooks"] = collections.OrderedDict()
+        _init_hooks(d)
         d["_modules"] = {}
         if self.call_super_init:
             super().__init__(*args, **kwargs)
@@ -378,78 +136,17 @@ class Module:
 
     _call_impl = __call__
 
-    def _call_with_hooks(self, args, kwargs):
-        pre_hooks = (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items())
-        for hook_id, hook in pre_hooks:
-            if hook_id in self._forward_pre_hooks_with_kwargs:
-                res = hook(self, args, kwargs)
-                if res is not None:
-                    if not (isinstance(res, tuple) and len(res) == 2):
-                        raise RuntimeError(
-                            "forward pre-hook must return None or a tuple of "
-                            f"(new_args, new_kwargs), but got {res}."
-                        )
-                    args, kwargs = res
-            else:
-                res = hook(self, args)
-                if res is not None:
-                    args = res if isinstance(res, tuple) else (res,)
-        bw = None
-        hooks = [*_global_backward_hooks.values(), *self._backward_hooks.values()]
-        bw_pre = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
-        if hooks or bw_pre:
-            bw = _BackwardHook(self, hooks, bw_pre)
-            args = bw.setup_input_hook(args)
-        fwd_hooks = (*_global_forward_hooks.items(), *self._forward_hooks.items())
-        try:
-            result = self.forward(*args, **kwargs)
-        except Exception:
-            for hook_id, hook in fwd_hooks:
-                if (
-                    hook_id in self._forward_hooks_always_called
-                    or hook_id in _global_forward_hooks_always_called
-                ):
-                    try:
-                        self._run_forward_hook(hook_id, hook, args, kwargs, None)
-                    except Exception:
-                        pass
-            raise
-        for hook_id, hook in fwd_hooks:
-            res = self._run_forward_hook(hook_id, hook, args, kwargs, result)
-            if res is not None:
-                result = res
-        if bw is not None:
-            result = bw.setup_output_hook(result)
-        return result
-
-    def _run_forward_hook(self, hook_id, hook, args, kwargs, result):
-        if hook_id in self._forward_hooks_with_kwargs:
-            return hook(self, args, kwargs, result)
-        return hook(self, args, result)
-
     # ------------------------------------------------------------------ registration
     def register_buffer(self, name, tensor, persistent=True):
         """A tensor that is part of the module's state but not a parameter (e.g. BatchNorm's
         running mean): moved by ``to()``, saved in ``state_dict`` unless ``persistent=False``."""
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {type(name).__name__}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        _check_new_name(self, name, "buffer", "_buffers")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
                 f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                 "(torch Tensor or None required)"
             )
-        for hook in _global_buffer_registration_hooks.values():
-            out = hook(self, name, tensor)
-            if out is not None:
-                tensor = out
+        tensor = _run_registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -458,16 +155,7 @@ class Module:
 
     def register_parameter(self, name, param):
         """Add ``param`` (a Parameter, or None for an absent one such as a disabled bias)."""
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {type(name).__name__}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        _check_new_name(self, name, "parameter", "_parameters")
         if param is None:
             self._parameters[name] = None
             return
@@ -482,10 +170,7 @@ class Module:
                 f"be created explicitly. To express '{name}' as a function of another Tensor, "
                 "compute the value in the forward() method."
             )
-        for hook in _global_parameter_registration_hooks.values():
-            out = hook(self, name, param)
-            if out is not None:
-                param = out
+        param = _run_registration_hooks(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def add_module(self, name, module):
@@ -500,10 +185,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        for hook in _global_module_registration_hooks.values():
-            out = hook(self, name, module)
-            if out is not None:
-                module = out
+        module = _run_registration_hooks(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     register_module = add_module
@@ -545,10 +227,7 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             _remove_from(name, d, params, d["_buffers"], d["_non_persistent_buffers_set"])
-            for hook in _global_module_registration_hooks.values():
-                out = hook(self, name, value)
-                if out is not None:
-                    value = out
+            value = _run_registration_hooks(_global_module_registration_hooks, self, name, value)
             modules[name] = value
             return
         if modules is not None and name in modules:
@@ -590,21 +269,7 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for name in (
-            "_forward_pre_hooks",
-            "_forward_pre_hooks_with_kwargs",
-            "_forward_hooks",
-            "_forward_hooks_with_kwargs",
-            "_forward_hooks_always_called",
-            "_backward_hooks",
-            "_backward_pre_hooks",
-            "_state_dict_hooks",
-            "_state_dict_pre_hooks",
-            "_load_state_dict_pre_hooks",
-            "_load_state_dict_post_hooks",
-        ):
-            if name not in self.__dict__:
-                self.__dict__[name] = collections.OrderedDict()
+        _restore_hooks(self.__dict__)
         self.__dict__.setdefault("_non_persistent_buffers_set", set())
         self.__dict__.setdefault("_is_full_backward_hook", None)
 
@@ -617,103 +282,6 @@ class Module:
             *self._buffers,
         ]
         return sorted({k for k in keys if not k[0].isdigit()})
-
-    # ------------------------------------------------------------------ hooks
-    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        """``hook(module, args)`` before each forward; it may return new args (a tuple, or
-        one value).  With ``with_kwargs``: ``hook(module, args, kwargs)`` returning None or
-        ``(args, kwargs)``."""
-        handle = RemovableHandle(
-            self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs
-        )
-        _insert(self._forward_pre_hooks, handle.id, hook, prepend)
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        return handle
-
-    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
-        """``hook(module, args, output)`` after each forward; a non-None result replaces the
-        output.  With ``with_kwargs``: ``hook(module, args, kwargs, output)``."""
-        handle = RemovableHandle(
-            self._forward_hooks,
-            extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called],
-        )
-        _insert(self._forward_hooks, handle.id, hook, prepend)
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        return handle
-
-    def register_full_backward_pre_hook(self, hook, prepend=False):
-        """``hook(module, grad_output)`` when the gradients with respect to the module's
-        outputs are known; it may return replacements for them."""
-        handle = RemovableHandle(self._backward_pre_hooks)
-        _insert(self._backward_pre_hooks, handle.id, hook, prepend)
-        return handle
-
-    def register_full_backward_hook(self, hook, prepend=False):
-        """``hook(module, grad_input, grad_output)`` once the gradients with respect to the
-        module's inputs are computed (one entry per positional argument, None for
-        non-tensors and inputs that need no gradient); it may return a new ``grad_input``.
-        The hook must not modify its arguments in place."""
-        if self._is_full_backward_hook is False:
-            raise RuntimeError(
-                "Cannot use both regular backward hooks and full backward hooks on a single "
-                "Module. Please use only one of them."
-            )
-        self._is_full_backward_hook = True
-        handle = RemovableHandle(self._backward_hooks)
-        _insert(self._backward_hooks, handle.id, hook, prepend)
-        return handle
-
-    def register_backward_hook(self, hook):
-        """The older name: ``hook(module, grad_input, grad_output)``.  Here it has the
-        semantics of :meth:`register_full_backward_hook` (gradients with respect to the
-        module's inputs and outputs)."""
-        if self._is_full_backward_hook is True:
-            raise RuntimeError(
-                "Cannot use both regular backward hooks and full backward hooks on a single "
-                "Module. Please use only one of them."
-            )
-        self._is_full_backward_hook = False
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        return handle
-
-    def register_state_dict_pre_hook(self, hook):
-        """``hook(module, prefix, keep_vars)`` before ``state_dict`` collects this module."""
-        handle = RemovableHandle(self._state_dict_pre_hooks)
-        self._state_dict_pre_hooks[handle.id] = hook
-        return handle
-
-    def register_state_dict_post_hook(self, hook):
-        """``hook(module, state_dict, prefix, local_metadata)`` after; may edit state_dict."""
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
-
-    _register_state_dict_hook = register_state_dict_post_hook
-
-    def register_load_state_dict_pre_hook(self, hook):
-        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
-        unexpected_keys, error_msgs)`` before this module loads its entries."""
-        handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self)
-        return handle
-
-    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
-        handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = (
-            functools.partial(hook, self) if with_module else hook
-        )
-        return handle
-
-    def register_load_state_dict_post_hook(self, hook):
-        """``hook(module, incompatible_keys)`` after loading; may edit the key lists."""
-        handle = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[handle.id] = hook
-        return handle
 
     # ------------------------------------------------------------------ traversal
     def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
@@ -805,20 +373,14 @@ class Module:
 
     def get_parameter(self, target):
         """The parameter at dotted path ``target`` (e.g. 'encoder.0.weight')."""
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        mod, name = _holder(self, target)
         param = getattr(mod, name)
         if not isinstance(param, Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return param
 
     def get_buffer(self, target):
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        mod, name = _holder(self, target)
         if name not in mod._buffers:
             raise AttributeError(f"`{name}` is not a buffer")
         return mod._buffers[name]
@@ -1145,6 +707,31 @@ def _type_name(value):
     return type(value).__name__
 
 
+def _check_new_name(module, name, kind, members):
+    """The checks of register_buffer and register_parameter: ``kind`` is 'buffer' or
+    'parameter', ``members`` the name of the dict it goes in."""
+    d = module.__dict__
+    if members not in d:
+        raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+    if "." in name:
+        raise KeyError(f'{kind} name can\'t contain "."')
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+    if hasattr(module, name) and name not in d[members]:
+        raise KeyError(f"attribute '{name}' already exists")
+
+
+def _holder(module, target):
+    """(the submodule of module that holds the attribute at dotted path target, its name)."""
+    module_path, _, name = target.rpartition(".")
+    mod = module.get_submodule(module_path)
+    if not hasattr(mod, name):
+        raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+    return mod, name
+
+
 def _remove_from(name, *dicts_or_sets):
     for d in dicts_or_sets:
         if d is None or name not in d:
@@ -1153,9 +740,3 @@ def _remove_from(name, *dicts_or_sets):
             del d[name]
         else:
             d.discard(name)
-
-
-def _insert(hooks, key, hook, prepend):
-    hooks[key] = hook
-    if prepend:
-        hooks.move_to_end(key, last=False)

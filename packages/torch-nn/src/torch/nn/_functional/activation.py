@@ -1,0 +1,350 @@
+"""The activation functions: written over differentiable core ops (softmax and its
+kin are core kernels, found in torch.nn.functional)."""
+
+import math
+
+import torch
+from torch.nn._functional.common import (
+    _check_tensor,
+    _float_only,
+    _inplace,
+    _opmath,
+    _scalar,
+)
+
+Tensor = torch.Tensor
+
+
+def relu(input, inplace=False):
+    """max(0, x)."""
+    _check_tensor(input, "relu")
+    return input.relu_() if inplace else torch.relu(input)
+
+
+def relu_(input):
+    _check_tensor(input, "relu_")
+    return input.relu_()
+
+
+def threshold(input, threshold, value, inplace=False):
+    """x where x > threshold, else value (the input's dtype; NaN stays NaN)."""
+    op = "threshold"
+    _check_tensor(input, op)
+    if input.dtype == torch.bool:
+        raise NotImplementedError(f"{op}(): not implemented for 'Bool' (torch.bool)")
+    if input.is_floating_point():
+        th = _opmath(threshold, input, op, "threshold")  # compared at full precision
+    else:
+        th = _scalar(threshold, input.dtype, op, "threshold")
+    val = _scalar(value, input.dtype, op, "value")
+    # x <= threshold: NaN compares false and is kept, as in PyTorch
+    r = input.masked_fill(input <= th, val)
+    return _inplace(input, r) if inplace else r
+
+
+def threshold_(input, threshold, value):
+    return globals()["threshold"](input, threshold, value, True)
+
+
+def _trunc(v):
+    """A finite float limit truncated toward zero (what an integer dtype keeps of it)."""
+    return math.trunc(v) if isinstance(v, float) and math.isfinite(v) else v
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """x clamped to [min_val, max_val], in the input's dtype (integer inputs truncate the
+    limits); the gradient is 1 strictly inside the limits and 0 elsewhere."""
+    op = "hardtanh"
+    _check_tensor(input, op)
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if input.dtype == torch.bool:
+        raise RuntimeError(f"{op}(): Bool inputs not supported for hardtanh")
+    if not input.is_floating_point():  # integer inputs truncate the limits toward zero
+        min_val, max_val = _trunc(min_val), _trunc(max_val)
+    if input.dtype == torch.uint8 and (min_val < 0 or max_val < 0):
+        raise RuntimeError(
+            f"{op}(): cannot do hardtanh on an unsigned type with negative limits (got "
+            f"min_val={min_val}, max_val={max_val} for a uint8 input)"
+        )
+    lo = _scalar(min_val, input.dtype, op, "min_val")
+    hi = _scalar(max_val, input.dtype, op, "max_val")
+    if lo != lo or hi != hi:  # a NaN limit: clamp's NaN result
+        r = torch.clamp(input, lo, hi)
+    else:
+        r = input.masked_fill(input <= lo, lo).masked_fill(input >= hi, hi)
+    return _inplace(input, r) if inplace else r
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, True)
+
+
+def relu6(input, inplace=False):
+    """min(max(0, x), 6)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x where x > 0, else negative_slope * x."""
+    _float_only(input, "leaky_relu")
+    negative_slope = _opmath(negative_slope, input, "leaky_relu", "negative_slope")
+    r = torch.where(input > 0, input, input * negative_slope)
+    return _inplace(input, r) if inplace else r
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
+def _negative_part(input, positive):
+    """x where not positive, else 0 (so that exp() of it never overflows)."""
+    return torch.where(positive, 0.0, input)
+
+
+def _elu(input, alpha, op):
+    _float_only(input, op)
+    alpha = _opmath(alpha, input, op, "alpha")
+    pos = input > 0
+    return torch.where(pos, input, torch.expm1(_negative_part(input, pos)) * alpha)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    r = _elu(input, alpha, "elu")
+    return _inplace(input, r) if inplace else r
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, True)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    r = _elu(input, _SELU_ALPHA, "selu") * _SELU_SCALE
+    return _inplace(input, r) if inplace else r
+
+
+def selu_(input):
+    return selu(input, True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
+    _float_only(input, "celu")
+    alpha = _opmath(alpha, input, "celu", "alpha")
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: celu(): alpha cannot be 0 for CELU")
+    pos = input > 0
+    r = torch.where(pos, input, torch.expm1(_negative_part(input, pos) / alpha) * alpha)
+    return _inplace(input, r) if inplace else r
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, True)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU whose negative slope is drawn uniformly from [lower, upper] per element in
+    training, and is their mean in evaluation."""
+    _float_only(input, "rrelu")
+    lower = _opmath(lower, input, "rrelu", "lower")
+    upper = _opmath(upper, input, "rrelu", "upper")
+    for name, v in (("lower", lower), ("upper", upper)):
+        if not math.isfinite(v):
+            raise RuntimeError(f"rrelu(): {name} bound must be finite, got {v}")
+    if training and input.dtype == torch.float16:  # (as PyTorch's CPU kernel; bfloat16 runs)
+        raise NotImplementedError(
+            f"rrelu(): training mode (random slopes) is not implemented for {input.dtype}"
+        )
+    if lower > upper:
+        raise RuntimeError(
+            f"rrelu(): Lower bound should be less than or equal to the upper bound, got "
+            f"lower={lower}, upper={upper}"
+        )
+    pos = input > 0
+    if training:
+        slope = torch.empty_like(input).uniform_(lower, upper) if lower < upper else lower
+        r = torch.where(pos, input, input * slope)
+    else:
+        r = torch.where(pos, input, input * ((lower + upper) / 2))
+    return _inplace(input, r) if inplace else r
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
+
+
+_SQRT1_2 = math.sqrt(0.5)
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+
+
+def gelu(input, approximate="none"):
+    """x * Phi(x) (Phi: the normal CDF); ``approximate='tanh'`` uses
+    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    if not isinstance(approximate, str):
+        raise TypeError(
+            f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}"
+        )
+    _float_only(input, "gelu")
+    half = input * 0.5
+    if approximate == "none":
+        return torch.addcmul(half, half, torch.erf(input * _SQRT1_2))
+    if approximate == "tanh":
+        inner = torch.addcmul(input, input * input, input, value=0.044715) * _SQRT_2_PI
+        return torch.addcmul(half, half, torch.tanh(inner))
+    raise RuntimeError(f"approximate argument must be either none or tanh, got '{approximate}'")
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x)."""
+    _float_only(input, "silu")
+    r = input * torch.sigmoid(input)
+    return _inplace(input, r) if inplace else r
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    _float_only(input, "mish")
+    r = input * torch.tanh(softplus(input))
+    return _inplace(input, r) if inplace else r
+
+
+def _relu6_of_x_plus_3(input):
+    """min(max(x + 3, 0), 6), with gradient 1 strictly between the limits, 0 elsewhere."""
+    t = input + 3
+    return t.masked_fill(t <= 0, 0).masked_fill(t >= 6, 6)
+
+
+def hardsigmoid(input, inplace=False):
+    """relu6(x + 3) / 6."""
+    _float_only(input, "hardsigmoid")
+    r = _relu6_of_x_plus_3(input) / 6
+    return _inplace(input, r) if inplace else r
+
+
+def hardswish(input, inplace=False):
+    """x * relu6(x + 3) / 6."""
+    _float_only(input, "hardswish")
+    r = input * _relu6_of_x_plus_3(input) / 6
+    return _inplace(input, r) if inplace else r
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta x)) / beta; linear (x) where beta x > threshold."""
+    _float_only(input, "softplus")
+    beta = _opmath(beta, input, "softplus", "beta")
+    threshold = _opmath(threshold, input, "softplus", "threshold")
+    bx = input * beta if beta != 1 else input
+    linear_part = bx > threshold
+    # exp() only of values that stay on the soft side (no overflow, no NaN gradient)
+    soft = torch.log1p(torch.exp(bx.masked_fill(linear_part, 0)))
+    if beta != 1:
+        soft = soft / beta
+    return torch.where(linear_part, input, soft)
+
+
+def softsign(input):
+    """x / (1 + |x|)."""
+    return input / (torch.abs(input) + 1)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)), computed without overflow: min(x, 0) - log1p(exp(-|x|))."""
+    _float_only(input, "logsigmoid")
+    return torch.clamp(input, max=0.0) - torch.log1p(torch.exp(-torch.abs(input)))
+
+
+def tanhshrink(input):
+    """x - tanh(x)."""
+    if isinstance(input, Tensor) and input.dtype == torch.bool:
+        raise RuntimeError(
+            "tanhshrink(): Subtraction, the `-` operator, with a bool tensor is not supported"
+        )
+    return input - torch.tanh(input)
+
+
+def _check_lambda(lambd, input, op):
+    from torch._nn_ops import _FLOAT_MAX
+
+    big = _FLOAT_MAX.get(input.dtype, math.inf)
+    if not 0 <= lambd <= big:  # (NaN fails too)
+        raise RuntimeError(
+            f"{op}(): lambda must be in range [0, {big}] for input dtype {input.dtype}, but "
+            f"found {lambd}"
+        )
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd where x > lambd, x + lambd where x < -lambd, else 0."""
+    _float_only(input, "softshrink")
+    lambd = _opmath(lambd, input, "softshrink", "lambd")
+    _check_lambda(lambd, input, "softshrink")
+    return torch.where(
+        input > lambd, input - lambd, torch.where(input < -lambd, input + lambd, 0.0)
+    )
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, else 0."""
+    _float_only(input, "hardshrink")
+    lambd = _opmath(lambd, input, "hardshrink", "lambd")
+    # |x| <= lambd gives 0; with a NaN lambd nothing does (as PyTorch)
+    return input.masked_fill((input >= -lambd) & (input <= lambd), 0)
+
+
+def tanh(input):
+    return torch.tanh(input)
+
+
+def sigmoid(input):
+    return torch.sigmoid(input)
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b), where a and b are the two halves of input along dim."""
+    _float_only(input, "glu")
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    from torch._functional import wrap_dim
+    from torch._nn_ops import _int
+
+    d = wrap_dim(_int(dim, "glu", "dim"), input.dim(), "glu")
+    n = input.shape[d]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    return input.narrow(d, 0, n // 2) * torch.sigmoid(input.narrow(d, n // 2, n // 2))
+
+
+def prelu(input, weight):
+    """x where x > 0, else weight * x; weight has one value or one per channel (dim 1)."""
+    _float_only(input, "prelu")
+    _check_tensor(weight, "prelu", "weight")
+    if weight.dim() > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}"
+        )
+    if weight.dtype != input.dtype:
+        raise RuntimeError(
+            f"prelu: Type promoting not supported. Got {input.dtype} and {weight.dtype}"
+        )
+    n = weight.numel()
+    if n != 1:
+        channels = input.shape[1] if input.dim() >= 2 else 1
+        if channels != n:
+            raise RuntimeError(
+                f"Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                f"= {n} and channel size = {channels}."
+            )
+        weight = weight.reshape(n, *([1] * (input.dim() - 2)))
+    else:
+        weight = weight.reshape(())
+    return torch.where(input > 0, input, weight * input)
+
+
+def softsign_(input):
+    return _inplace(input, softsign(input))
