@@ -1,0 +1,78 @@
+"""float32 tanh (a vectorised polynomial/exp form) and pow with the exponents PyTorch turns
+into products, checked against NumPy in float64 and against the products themselves."""
+
+import numpy as np
+import pytest
+
+import torch
+
+
+def ulps(got, exact):
+    exact32 = np.abs(exact).astype(np.float32)
+    return np.abs(got.astype(np.float64) - exact) / np.spacing(np.maximum(exact32, 1e-38))
+
+
+def test_tanh_float32_within_4_ulp_of_float64():
+    x = np.concatenate([np.linspace(-20, 20, 400_001), np.linspace(-0.5, 0.5, 100_001)])
+    x = x.astype(np.float32)
+    got = torch.tanh(torch.from_numpy(x)).numpy()
+    assert ulps(got, np.tanh(x.astype(np.float64))).max() <= 4
+
+
+def test_tanh_special_values():
+    x = torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e-30, -1e-30, 100.0])
+    y = torch.tanh(x)
+    assert y[0].item() == 0.0 and np.signbit(y[1].item())
+    assert y[2].item() == 1.0 and y[3].item() == -1.0 and np.isnan(y[4].item())
+    assert y[5].item() == np.float32(1e-30) and y[6].item() == np.float32(-1e-30)
+    assert y[7].item() == 1.0
+
+
+def test_tanh_strided_and_float64():
+    x = torch.randn(64, 33)[:, ::2]
+    np.testing.assert_allclose(torch.tanh(x).numpy(), np.tanh(x.numpy()), rtol=1e-6, atol=1e-7)
+    xd = torch.randn(100, dtype=torch.float64)
+    np.testing.assert_allclose(torch.tanh(xd).numpy(), np.tanh(xd.numpy()), rtol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "exponent, same_as",
+    [
+        (2, lambda x: x * x),
+        (2.0, lambda x: x * x),
+        (3, lambda x: x * x * x),
+        (0.5, torch.sqrt),
+        (-0.5, torch.rsqrt),
+        (-1, torch.reciprocal),
+        (-2, lambda x: torch.reciprocal(x * x)),
+    ],
+)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_pow_small_exponents_are_products(exponent, same_as, dtype):
+    x = torch.rand(1000, dtype=dtype) * 4 + 0.1
+    got = x.pow(exponent)
+    assert got.dtype == dtype and torch.equal(got, same_as(x))
+    assert torch.equal(torch.pow(x, exponent), got) and torch.equal(x**exponent, got)
+    np.testing.assert_allclose(
+        got.numpy(),
+        np.power(x.numpy().astype(np.float64), exponent),
+        rtol=1e-6 if dtype == torch.float32 else 1e-14,
+    )
+
+
+def test_pow_other_cases_unchanged():
+    i = torch.tensor([1, 2, 3])
+    assert i.pow(2).dtype == torch.int64 and i.pow(2).tolist() == [1, 4, 9]
+    x = torch.tensor([-8.0, 0.0, 2.0])
+    with np.errstate(invalid="ignore"):  # nan for -8
+        np.testing.assert_allclose(x.pow(1.5).numpy(), np.power(x.numpy(), 1.5))
+    assert torch.equal(2 ** torch.tensor([1.0, 3.0]), torch.tensor([2.0, 8.0]))
+    out = torch.empty(3)
+    assert torch.pow(x, 2, out=out) is out and out.tolist() == [64.0, 0.0, 4.0]
+
+
+def test_pow_by_products_keeps_its_gradient():
+    x = torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
+    for e in (2, 3, -1, -2):
+        (g,) = torch.autograd.grad(x.pow(e).sum(), x)
+        np.testing.assert_allclose(g.numpy(), e * x.detach().numpy() ** (e - 1), rtol=1e-14)
