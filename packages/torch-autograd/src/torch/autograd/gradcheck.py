@@ -183,26 +183,26 @@ def gradcheck(
     return True
 
 
-def _zero_grad_output_error(outputs, targets):
-    """Backward is linear in grad_output: zero grad_outputs must give zero gradients."""
+def _grads(outputs, targets, seed):
+    """The targets' gradients for grad_outputs seed(o) of each output that requires grad (an
+    empty list when none does)."""
     live = [o for o in outputs if o.requires_grad]
     if not live:
-        return None
-    zeros = [torch.zeros_like(o) for o in live]
-    grads = torch.autograd.grad(live, targets, zeros, retain_graph=True, allow_unused=True)
-    for k, g in enumerate(grads):
+        return []
+    seeds = [seed(o) for o in live]
+    return torch.autograd.grad(live, targets, seeds, retain_graph=True, allow_unused=True)
+
+
+def _zero_grad_output_error(outputs, targets):
+    """Backward is linear in grad_output: zero grad_outputs must give zero gradients."""
+    for k, g in enumerate(_grads(outputs, targets, torch.zeros_like)):
         if g is not None and bool((g != 0).any()):
             return f"backward not multiplied by grad_output: gradient {k} is not zero"
     return None
 
 
 def _grad_dtype_error(outputs, targets):
-    live = [o for o in outputs if o.requires_grad]
-    if not live:
-        return None
-    seeds = [torch.ones_like(o) for o in live]
-    grads = torch.autograd.grad(live, targets, seeds, retain_graph=True, allow_unused=True)
-    for k, (g, t) in enumerate(zip(grads, targets)):
+    for k, (g, t) in enumerate(zip(_grads(outputs, targets, torch.ones_like), targets)):
         if g is not None and (g.dtype != t.dtype or g.shape != t.shape):
             return (
                 f"Gradient {k} has dtype {g.dtype} and shape {tuple(g.shape)}; its input has "
