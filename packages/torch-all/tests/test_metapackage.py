@@ -16,7 +16,13 @@ PACKAGES = {
 
 
 def test_depends_on_exactly_our_six_packages():
-    assert sorted(requires("torch-all")) == sorted(f"{name}==0.1.*" for name in PACKAGES)
+    plain = [r for r in requires("torch-all") if "extra ==" not in r]
+    assert sorted(plain) == sorted(f"{name}==0.1.*" for name in PACKAGES)
+
+
+def test_examples_extra_brings_numpy_and_scikit_learn():
+    extra = sorted(r.split(";")[0].strip() for r in requires("torch-all") if "examples" in r)
+    assert extra == ["scikit-learn", "torch-core[numpy]==0.1.*"]
 
 
 @pytest.mark.parametrize("dist", sorted(PACKAGES))
