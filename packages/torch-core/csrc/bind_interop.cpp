@@ -218,7 +218,23 @@ static Tensor from_numpy(py::handle obj) {
   return Tensor(std::move(impl));
 }
 
+// NumPy is torch-core's optional extra: without it, say which extra brings it.
+static void require_numpy(const char* op) {
+  try {
+    py::module_::import("numpy");
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_ImportError)) throw;
+    std::string msg = std::string(op) +
+                      ": NumPy is not installed; it is torch-core's optional 'numpy' extra: "
+                      "pip install \"./packages/torch-core[numpy]\" from a checkout of the "
+                      "repository (or pip install numpy)";
+    PyErr_SetString(PyExc_ModuleNotFoundError, msg.c_str());
+    throw py::error_already_set();
+  }
+}
+
 static py::array to_numpy(py::handle self) {
+  require_numpy("numpy()");
   const Tensor& t = self.cast<const Tensor&>();
   TC_CHECK(t.device().type == DeviceType::CPU, Type, "can't convert ", t.device().str(),
            " tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");

@@ -197,3 +197,19 @@ print(json.dumps(out))
     assert "pip install ./packages/torch-autograd ./packages/torch-optim" in out["optim"]
     assert "'torch-multiprocessing'" in out["data"] and "./packages/" in out["data"]
     assert "pip install ./packages/torch-autograd" in out["autograd"]
+
+
+@pytest.mark.ours_only
+def test_numpy_without_numpy_names_the_extra():
+    # sys.modules["numpy"] = None makes `import numpy` fail as if NumPy were not installed
+    code = """
+import sys
+sys.modules["numpy"] = None
+import torch
+assert torch.ones(2).tolist() == [1.0, 1.0]  # the rest works without NumPy
+try:
+    torch.ones(2).numpy()
+except ModuleNotFoundError as e:
+    print(e)
+"""
+    assert "torch-core[numpy]" in _run(code)
