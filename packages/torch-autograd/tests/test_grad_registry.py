@@ -6,6 +6,8 @@ op keeps the graph, a backward gives each input a gradient of its own shape, eve
 has a formula or is declared not differentiable, and the samples cover what they should.
 """
 
+import math
+
 import pytest
 from grad_cases import (
     EXTRA_SAMPLES,
@@ -64,9 +66,24 @@ def test_gradgradcheck(case):
     assert gradgradcheck(fn, leaves)
 
 
-def test_every_core_op_has_a_formula_or_is_declared_not_differentiable():
-    missing = torch.autograd.install.ungated()
-    assert not missing, "neither a formula nor NOT_DIFFERENTIABLE: " + " ".join(missing)
+def test_every_grad_gate_of_the_core_has_a_formula():
+    missing = torch.autograd.install.unfilled()
+    assert not missing, "core ops with a grad gate but no formula: " + " ".join(missing)
+
+
+def test_an_empty_formula_slot_raises_naming_the_op():
+    gate = torch._C._grad_gates["Tensor.exp_"]
+    formula = gate.formula
+    gate.formula = None
+    try:
+        x = torch.ones(2, requires_grad=True) * 1
+        with pytest.raises(NotImplementedError, match="derivative for 'exp_'"):
+            x.exp_()
+        with torch.no_grad():
+            x.exp_()  # without a gradient the op runs
+    finally:
+        gate.formula = formula
+    assert torch.allclose(x, torch.full((2,), math.e))
 
 
 # ---------------------------------------------------------------- what the samples cover

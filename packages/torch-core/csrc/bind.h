@@ -46,6 +46,27 @@ struct type_caster<tc::Int64> {
 }  // namespace pybind11::detail
 
 namespace tc {
+// `nograd` on a binding: the op's results carry no gradient (bool or integer results,
+// creation, random sampling, queries, autograd's own hooks). Every other op of torch._C and
+// torch.Tensor gets a grad gate with an empty formula slot at module init, which
+// torch-autograd fills (bind_grad.cpp). Tables of ops write NoGrad{!has_gradient(op)}.
+struct NoGrad {
+  bool on = true;
+};
+inline constexpr NoGrad nograd{};
+void note_no_grad(const char* name, bool method);  // for the attribute below
+}  // namespace tc
+
+namespace pybind11::detail {
+template <>
+struct process_attribute<tc::NoGrad> : process_attribute_default<tc::NoGrad> {
+  static void init(const tc::NoGrad& a, function_record* r) {
+    if (a.on) tc::note_no_grad(r->name, r->is_method);  // `name` and `is_method` come first
+  }
+};
+}  // namespace pybind11::detail
+
+namespace tc {
 
 // A dtype object (torch.float32 ...): one singleton per ScalarType.
 struct DTypeObj {
@@ -80,7 +101,8 @@ void bind_shape(py::module_& m, py::class_<Tensor>& cls);   // bind_shape.cpp: c
 void bind_sort(py::module_& m, py::class_<Tensor>& cls);    // bind_sort.cpp: scans, sort, topk
 void bind_linalg(py::module_& m, py::class_<Tensor>& cls);  // bind_linalg.cpp: LAPACK
 void bind_grad(py::module_& m, py::class_<Tensor>& cls);    // bind_grad.cpp: autograd's hook
-void bind_conv(py::module_& m, py::class_<Tensor>& cls);    // bind_conv.cpp: convolutions
-void bind_nn(py::module_& m, py::class_<Tensor>& cls);      // bind_nn.cpp: other NN kernels
+void make_grad_gates(py::module_& m, py::class_<Tensor>& cls);  // last: the ops' grad gates
+void bind_conv(py::module_& m, py::class_<Tensor>& cls);        // bind_conv.cpp: convolutions
+void bind_nn(py::module_& m, py::class_<Tensor>& cls);          // bind_nn.cpp: other NN kernels
 
 }  // namespace tc

@@ -1,11 +1,14 @@
 // bind_grad.cpp — the hook torch-autograd records through, and grad mode.
 //
-// The core knows nothing of graphs. torch-autograd wraps each differentiable op in a GradGate
-// (`_C._GradGate(op, formula)`) and registers one recorder (`_C._set_grad_recorder`). A call
-// through a gate costs one flag test and a scan of the arguments when nothing requires grad:
+// The core knows nothing of graphs. At module init it puts each op of torch._C and
+// torch.Tensor not bound with `nograd` (bind.h) behind a GradGate with an empty formula slot;
+// `_C._grad_gates` names them. torch-autograd, when imported, fills each gate's slot with the
+// op's formula and registers one recorder (`_C._set_grad_recorder`). A call through a gate
+// costs one flag test and a scan of the arguments when nothing requires grad:
 //
 //   grad mode on and some Tensor argument (or a Tensor inside a list/tuple argument)
 //   requires grad   -> recorder(gate, args_tuple, kwargs_dict_or_None, caller_frame)
+//                      (NotImplementedError naming the op while its slot is empty)
 //   otherwise       -> op(*args, **kwargs), unchanged
 //
 // A gate placed on the Tensor class binds like a function (it has __get__), so `a + b`
@@ -14,6 +17,9 @@
 
 // after Python.h (from bind.h)
 #include <structmember.h>
+
+#include <map>
+#include <set>
 
 namespace tc {
 
@@ -25,7 +31,7 @@ PyTypeObject* g_tensor_type = nullptr;
 
 struct GradGate {
   PyObject_HEAD PyObject* op;  // the wrapped callable
-  PyObject* formula;           // opaque to C++: what the recorder needs to record this op
+  PyObject* formula;           // None until torch-autograd fills it; opaque to C++
   PyObject* dict;              // __dict__, so the gate can carry __name__, __doc__, ...
   vectorcallfunc vectorcall;
   int view;  // the op returns a view of its first argument: remember its base (see below)
@@ -94,6 +100,12 @@ PyObject* gate_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObje
     if (g->view && t_grad_enabled && g_recorder && nargs > 0) out = remember_base(out, args[0]);
     return out;
   }
+  if (!g->formula || g->formula == Py_None) {
+    PyObject* name = PyDict_GetItemString(g->dict, "__name__");  // borrowed
+    PyErr_Format(PyExc_NotImplementedError, "the derivative for '%S' is not implemented",
+                 name ? name : Py_None);
+    return nullptr;
+  }
   PyObject* tuple = PyTuple_New(nargs);
   if (!tuple) return nullptr;
   for (Py_ssize_t i = 0; i < nargs; i++) {
@@ -122,26 +134,18 @@ PyObject* gate_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObje
   return result;
 }
 
-PyObject* gate_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
-  PyObject *op, *formula;
-  int view = 0;
-  static const char* names[] = {"op", "formula", "view", nullptr};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|p:_GradGate", const_cast<char**>(names), &op,
-                                   &formula, &view))
-    return nullptr;
-  if (!PyCallable_Check(op)) {
-    PyErr_SetString(PyExc_TypeError, "_GradGate: op must be callable");
-    return nullptr;
-  }
-  auto* g = reinterpret_cast<GradGate*>(type->tp_alloc(type, 0));
+PyTypeObject* g_gate_type = nullptr;
+
+PyObject* make_gate(PyObject* op) {
+  auto* g = reinterpret_cast<GradGate*>(g_gate_type->tp_alloc(g_gate_type, 0));
   if (!g) return nullptr;
   Py_INCREF(op);
-  Py_INCREF(formula);
+  Py_INCREF(Py_None);
   g->op = op;
-  g->formula = formula;
+  g->formula = Py_None;
   g->dict = PyDict_New();
   g->vectorcall = gate_call;
-  g->view = view;
+  g->view = 0;
   // Look like the op: help(), Sphinx and error messages see its name and docstring.
   for (const char* attr : {"__name__", "__qualname__", "__doc__", "__module__"}) {
     PyObject* v = PyObject_GetAttrString(op, attr);
@@ -194,14 +198,14 @@ PyObject* gate_repr(PyObject* self) {
 
 PyMemberDef gate_members[] = {
     {"__wrapped__", T_OBJECT, offsetof(GradGate, op), READONLY, "the op this gate wraps"},
-    {"formula", T_OBJECT, offsetof(GradGate, formula), READONLY, "what the recorder records"},
+    {"formula", T_OBJECT, offsetof(GradGate, formula), 0, "what the recorder records"},
+    {"view", T_INT, offsetof(GradGate, view), 0, "the op returns a view of its first argument"},
     {"__dictoffset__", T_PYSSIZET, offsetof(GradGate, dict), READONLY, nullptr},
     {"__vectorcalloffset__", T_PYSSIZET, offsetof(GradGate, vectorcall), READONLY, nullptr},
     {nullptr, 0, 0, 0, nullptr},
 };
 
 PyType_Slot gate_slots[] = {
-    {Py_tp_new, reinterpret_cast<void*>(gate_new)},
     {Py_tp_dealloc, reinterpret_cast<void*>(gate_dealloc)},
     {Py_tp_traverse, reinterpret_cast<void*>(gate_traverse)},
     {Py_tp_clear, reinterpret_cast<void*>(gate_clear)},
@@ -217,9 +221,56 @@ PyType_Spec gate_spec = {"torch._C._GradGate", sizeof(GradGate), 0,
                              Py_TPFLAGS_METHOD_DESCRIPTOR,
                          gate_slots};
 
+// Ops bound with `nograd`: (is a Tensor method, name). Leaked, like the module's objects.
+auto& g_no_grad = *new std::set<std::pair<bool, std::string>>();
+
+// The op behind a module function or a Tensor method, else nullptr.
+PyObject* core_op(PyObject* v) {
+  if (PyCFunction_Check(v)) return v;
+  if (PyInstanceMethod_Check(v) && PyCFunction_Check(PyInstanceMethod_GET_FUNCTION(v)))
+    return PyInstanceMethod_GET_FUNCTION(v);
+  return nullptr;
+}
+
+bool differentiable(PyObject* fn, bool method) {
+  std::string name = reinterpret_cast<PyCFunctionObject*>(fn)->m_ml->ml_name;
+  return name != "__init__" && name.rfind("_pybind11", 0) != 0 && !g_no_grad.count({method, name});
+}
+
 }  // namespace
 
+void note_no_grad(const char* name, bool method) { g_no_grad.insert({method, name}); }
+
 bool grad_enabled() { return t_grad_enabled; }
+
+void make_grad_gates(py::module_& m, py::class_<Tensor>& cls) {
+  py::dict gates;  // "name" / "Tensor.name" -> gate; aliases (subtract = sub) share one gate
+  std::map<PyObject*, py::object> made;  // op -> its gate
+  PyObject* module_dict = PyModule_GetDict(m.ptr());
+  PyObject* class_dict = reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_dict;
+  for (auto [dict, prefix] :
+       {std::pair<PyObject*, std::string>(module_dict, ""), {class_dict, "Tensor."}}) {
+    bool method = !prefix.empty();
+    for (auto [key, value] : py::reinterpret_borrow<py::dict>(dict)) {
+      PyObject* fn = core_op(value.ptr());
+      if (!fn || !differentiable(fn, method)) continue;
+      py::object& gate = made[fn];
+      if (!gate) {
+        gate = py::reinterpret_steal<py::object>(make_gate(fn));
+        if (!gate) throw py::error_already_set();
+      }
+      gates[py::str(prefix + std::string(py::str(key)))] = gate;
+    }
+  }
+  for (auto [name, gate] : gates) {
+    std::string key = py::str(name);
+    if (key.rfind("Tensor.", 0) == 0)
+      cls.attr(key.substr(7).c_str()) = gate;
+    else
+      m.attr(key.c_str()) = gate;
+  }
+  m.attr("_grad_gates") = gates;
+}
 
 void bind_grad(py::module_& m, py::class_<Tensor>& cls) {
   g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
@@ -227,54 +278,75 @@ void bind_grad(py::module_& m, py::class_<Tensor>& cls) {
   cls.attr("_base") = py::none();  // Note [Views]
   PyObject* type = PyType_FromSpec(&gate_spec);
   if (!type) throw py::error_already_set();
+  g_gate_type = reinterpret_cast<PyTypeObject*>(type);  // held by the module's attribute
   m.attr("_GradGate") = py::reinterpret_steal<py::object>(type);
-  m.def("_set_grad_recorder", [](py::object f) {
-    Py_XDECREF(g_recorder);
-    g_recorder = f.is_none() ? nullptr : f.release().ptr();
-  });
-  m.def("is_grad_enabled", [] { return t_grad_enabled; });
-  m.def("_set_inference_mode", [](bool on) {  // Note [Inference tensors]
-    bool prev = inference_mode();
-    set_inference_mode(on);
-    return prev;
-  });
-  cls.def("is_inference", [](const Tensor& t) { return t.impl()->inference; });
-  m.def("_set_grad_enabled", [](bool on) {
-    bool prev = t_grad_enabled;
-    t_grad_enabled = on;
-    return prev;
-  });
+  m.def(
+      "_set_grad_recorder",
+      [](py::object f) {
+        Py_XDECREF(g_recorder);
+        g_recorder = f.is_none() ? nullptr : f.release().ptr();
+      },
+      nograd);
+  m.def("is_grad_enabled", [] { return t_grad_enabled; }, nograd);
+  m.def(
+      "_set_inference_mode",
+      [](bool on) {  // Note [Inference tensors]
+        bool prev = inference_mode();
+        set_inference_mode(on);
+        return prev;
+      },
+      nograd);
+  cls.def("is_inference", [](const Tensor& t) { return t.impl()->inference; }, nograd);
+  m.def(
+      "_set_grad_enabled",
+      [](bool on) {
+        bool prev = t_grad_enabled;
+        t_grad_enabled = on;
+        return prev;
+      },
+      nograd);
   // For backward formulas of broadcasting ops: per input, None when it is not a tensor or
   // has the output's shape (nothing to sum), else its shape. One call instead of several.
-  m.def("_broadcast_shapes_of", [](const Tensor& out, py::args inputs) {
-    py::tuple r(inputs.size());
-    for (size_t i = 0; i < inputs.size(); i++) {
-      py::handle h = inputs[i];
-      if (!py::isinstance<Tensor>(h) || h.cast<const Tensor&>().sizes() == out.sizes())
-        r[i] = py::none();
-      else
-        r[i] = size_object(h.cast<const Tensor&>().sizes());
-    }
-    return r;
-  });
+  m.def(
+      "_broadcast_shapes_of",
+      [](const Tensor& out, py::args inputs) {
+        py::tuple r(inputs.size());
+        for (size_t i = 0; i < inputs.size(); i++) {
+          py::handle h = inputs[i];
+          if (!py::isinstance<Tensor>(h) || h.cast<const Tensor&>().sizes() == out.sizes())
+            r[i] = py::none();
+          else
+            r[i] = size_object(h.cast<const Tensor&>().sizes());
+        }
+        return r;
+      },
+      nograd);
   // Output flag of a recorded op; unlike the requires_grad property, allowed on non-leaves.
-  m.def("_mark_requires_grad", [](const Tensor& t) { t.impl()->requires_grad = true; });
+  m.def("_mark_requires_grad", [](const Tensor& t) { t.impl()->requires_grad = true; }, nograd);
   // Whether t is the only tensor on its storage and covers all of it densely: then a
   // gradient nobody else holds may become a leaf's .grad without a copy.
-  m.def("_sole_owner", [](const Tensor& t) {
-    const auto& st = t.impl()->storage;
-    return st.use_count() == 1 && t.is_contiguous() && t.offset() == 0 &&
-           size_t(t.numel()) * t.itemsize() == st->nbytes;
-  });
+  m.def(
+      "_sole_owner",
+      [](const Tensor& t) {
+        const auto& st = t.impl()->storage;
+        return st.use_count() == 1 && t.is_contiguous() && t.offset() == 0 &&
+               size_t(t.numel()) * t.itemsize() == st->nbytes;
+      },
+      nograd);
   // t.grad_fn = node and the flag, in one call (the recorder's hot path); a real output is
   // noted on the node (node._real_out), whose gradient the engine keeps real
-  m.def("_set_grad_fn", [](py::handle t, py::handle node) {
-    const Tensor& tensor = t.cast<const Tensor&>();
-    tensor.impl()->requires_grad = true;
-    if (PyObject_SetAttrString(t.ptr(), "grad_fn", node.ptr()) < 0) throw py::error_already_set();
-    if (!is_complex(tensor.dtype()) && PyObject_SetAttrString(node.ptr(), "_real_out", Py_True) < 0)
-      throw py::error_already_set();
-  });
+  m.def(
+      "_set_grad_fn",
+      [](py::handle t, py::handle node) {
+        const Tensor& tensor = t.cast<const Tensor&>();
+        tensor.impl()->requires_grad = true;
+        if (PyObject_SetAttrString(t.ptr(), "grad_fn", node.ptr()) < 0)
+          throw py::error_already_set();
+        if (!is_complex(tensor.dtype()) &&
+            PyObject_SetAttrString(node.ptr(), "_real_out", Py_True) < 0)
+          throw py::error_already_set();
+      },
+      nograd);
 }
 
 }  // namespace tc

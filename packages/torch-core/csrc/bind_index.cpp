@@ -126,7 +126,7 @@ void bind_index(py::module_& m, py::class_<Tensor>& cls) {
         return index_offsets(idx, to_shape(sizes, "index"), to_shape(strides, "index"),
                              to_shape(dims, "index"));
       },
-      "offsets[b] = sum_j idx_j[b] * strides[j], checked");
+      "offsets[b] = sum_j idx_j[b] * strides[j], checked", nograd);
   m.def("_take_rows", &take_rows, "out[b, ...] = sub[...] shifted by offsets[b] elements");
   m.def(
       "_put_rows",
@@ -142,11 +142,11 @@ void bind_index(py::module_& m, py::class_<Tensor>& cls) {
       "target: sub[...] shifted by offsets[b] (op)= values[b, ...]; mode: set, add, mul, max, "
       "min");
   m.def("_mask_rows", &mask_rows, "rows of x (over mask's dims) where mask is true");
-  m.def("_nonzero", &nonzero, "(count, ndim) int64 coordinates of the nonzero elements");
+  m.def("_nonzero", &nonzero, "(count, ndim) int64 coordinates of the nonzero elements", nograd);
   m.def("_index_select",
         [](const Tensor& x, Int64 d, const Tensor& i) { return index_select(x, d, i); });
   m.def("_gather", [](const Tensor& x, Int64 d, const Tensor& i) { return gather(x, d, i); });
-  m.def("_searchsorted", &searchsorted);
+  m.def("_searchsorted", &searchsorted, nograd);
 }
 
 }  // namespace tc

@@ -392,22 +392,24 @@ static Tensor from_dlpack(py::handle obj) {
 }
 
 void bind_interop(py::module_& m, py::class_<Tensor>& cls) {
-  m.def("_tensor_from_data", &tensor_from_data, py::arg("data"), py::arg("dtype") = py::none());
+  m.def("_tensor_from_data", &tensor_from_data, py::arg("data"), py::arg("dtype") = py::none(),
+        nograd);
   m.def("from_numpy", &from_numpy, py::arg("ndarray"),
-        "A tensor sharing memory with a NumPy array (writes are seen by both).");
+        "A tensor sharing memory with a NumPy array (writes are seen by both).", nograd);
   cls.def(
       "numpy",
       [](py::handle self, bool force) {
         if (force) return to_numpy(py::cast(clone(self.cast<const Tensor&>())));
         return to_numpy(self);
       },
-      py::arg("force") = false);
-  cls.def("__dlpack__", [](const Tensor& t, py::kwargs) { return to_dlpack(t); });
-  cls.def("__dlpack_device__", [](const Tensor&) { return py::make_tuple(int(kDLCPU), 0); });
-  m.def(
-      "from_dlpack", &from_dlpack, py::arg("ext_tensor"),
-      "A tensor sharing memory with any object that implements __dlpack__ (or a DLPack capsule).");
-  m.def("_to_dlpack", &to_dlpack);
+      py::arg("force") = false, nograd);
+  cls.def("__dlpack__", [](const Tensor& t, py::kwargs) { return to_dlpack(t); }, nograd);
+  cls.def(
+      "__dlpack_device__", [](const Tensor&) { return py::make_tuple(int(kDLCPU), 0); }, nograd);
+  m.def("from_dlpack", &from_dlpack, py::arg("ext_tensor"),
+        "A tensor sharing memory with any object that implements __dlpack__ (or a DLPack capsule).",
+        nograd);
+  m.def("_to_dlpack", &to_dlpack, nograd);
 }
 
 }  // namespace tc

@@ -53,36 +53,48 @@ void bind_nn(py::module_& m, py::class_<Tensor>&) {
     NormResult r = batch_norm(x, maybe(w), maybe(b), maybe(rm), maybe(rv), training, momentum, eps);
     return py::make_tuple(r.out, r.mean, r.invstd);
   });
-  m.def("_batch_norm_backward", [](const Tensor& g, const Tensor& x, py::handle w,
-                                   const Tensor& mean, const Tensor& invstd, bool training) {
-    NormResult r = batch_norm_backward(g, x, maybe(w), mean, invstd, training);
-    return py::make_tuple(r.out, r.mean, r.invstd);
-  });
+  m.def(
+      "_batch_norm_backward",
+      [](const Tensor& g, const Tensor& x, py::handle w, const Tensor& mean, const Tensor& invstd,
+         bool training) {
+        NormResult r = batch_norm_backward(g, x, maybe(w), mean, invstd, training);
+        return py::make_tuple(r.out, r.mean, r.invstd);
+      },
+      nograd);
   // embedding, dropout
   m.def("_embedding", [](const Tensor& weight, const Tensor& indices, int64_t, bool) {
     return embedding(weight, indices);
   });
-  m.def("_dropout_mask", [](const IntList& shape, double p, py::handle dtype, bool scale,
-                            py::handle gen) {
-    return dropout_mask(Shape(shape), p, to_dtype_arg(dtype, "dropout"), scale, opt_generator(gen));
-  });
-  m.def("_adam_update_",
-        [](const Tensor& p, const Tensor& g, const Tensor& m_, const Tensor& v,
-           std::optional<Tensor> mx, double b1, double b2, double step_size,
-           double eps) { adam_update(p, g, m_, v, mx ? *mx : Tensor(), b1, b2, step_size, eps); });
-  m.def("_lstm_cell", &lstm_cell);
-  m.def("_lstm_cell_backward", &lstm_cell_backward);
-  m.def("_lstm_layer",
-        [](const Tensor& xw, const Tensor& h0, const Tensor& c0, const Tensor& w, bool reverse) {
-          LstmLayer r = lstm_layer(xw, h0, c0, w, reverse);
-          return py::make_tuple(r.out, r.acts, r.c, r.tc);
-        });
-  m.def("_lstm_layer_backward",
-        [](const Tensor& g_out, const Tensor& g_hn, const Tensor& g_cn, const Tensor& w,
-           const Tensor& acts, const Tensor& c, const Tensor& tc, const Tensor& c0, bool reverse) {
-          LstmLayer r = lstm_layer_backward(g_out, g_hn, g_cn, w, acts, c, tc, c0, reverse);
-          return py::make_tuple(r.out, r.acts, r.c);
-        });
+  m.def(
+      "_dropout_mask",
+      [](const IntList& shape, double p, py::handle dtype, bool scale, py::handle gen) {
+        return dropout_mask(Shape(shape), p, to_dtype_arg(dtype, "dropout"), scale,
+                            opt_generator(gen));
+      },
+      nograd);
+  m.def(
+      "_adam_update_",
+      [](const Tensor& p, const Tensor& g, const Tensor& m_, const Tensor& v,
+         std::optional<Tensor> mx, double b1, double b2, double step_size,
+         double eps) { adam_update(p, g, m_, v, mx ? *mx : Tensor(), b1, b2, step_size, eps); },
+      nograd);
+  m.def("_lstm_cell", &lstm_cell, nograd);
+  m.def("_lstm_cell_backward", &lstm_cell_backward, nograd);
+  m.def(
+      "_lstm_layer",
+      [](const Tensor& xw, const Tensor& h0, const Tensor& c0, const Tensor& w, bool reverse) {
+        LstmLayer r = lstm_layer(xw, h0, c0, w, reverse);
+        return py::make_tuple(r.out, r.acts, r.c, r.tc);
+      },
+      nograd);
+  m.def(
+      "_lstm_layer_backward",
+      [](const Tensor& g_out, const Tensor& g_hn, const Tensor& g_cn, const Tensor& w,
+         const Tensor& acts, const Tensor& c, const Tensor& tc, const Tensor& c0, bool reverse) {
+        LstmLayer r = lstm_layer_backward(g_out, g_hn, g_cn, w, acts, c, tc, c0, reverse);
+        return py::make_tuple(r.out, r.acts, r.c);
+      },
+      nograd);
   // padding, interpolation
   m.def("_pad", &pad);
   m.def("_pad_backward", &pad_backward);

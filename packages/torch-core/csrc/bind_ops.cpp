@@ -147,17 +147,21 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
   // ---------------------------------------------------------------- unary
   for (const NamedOp& u : kUnaryOps) {
     Op op = u.op;
+    NoGrad no_grad{!has_gradient(op)};
     m.def(
         u.name,
         [op](const Tensor& x, py::handle out) { return ret(out, unary(op, x, opt_tensor(out))); },
-        py::arg("input"), py::kw_only(), py::arg("out") = py::none());
-    cls.def(u.name, [op](const Tensor& x) { return unary(op, x); });
+        py::arg("input"), py::kw_only(), py::arg("out") = py::none(), no_grad);
+    cls.def(u.name, [op](const Tensor& x) { return unary(op, x); }, no_grad);
     if (spec_of(op).bool_out && op != Op::logical_not) continue;
-    cls.def(method_inplace(u.name).c_str(), [op](py::handle self) {
-      const Tensor& x = self.cast<const Tensor&>();
-      unary(op, x, x);
-      return self_ref(self);
-    });
+    cls.def(
+        method_inplace(u.name).c_str(),
+        [op](py::handle self) {
+          const Tensor& x = self.cast<const Tensor&>();
+          unary(op, x, x);
+          return self_ref(self);
+        },
+        no_grad);
   }
   m.def(
       "round",
@@ -170,13 +174,15 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("input"), py::kw_only(), py::arg("decimals") = 0, py::arg("out") = py::none());
   cls.def("__neg__", [](const Tensor& x) { return unary(Op::neg, x); })
       .def("__abs__", [](const Tensor& x) { return unary(Op::abs, x); })
-      .def("__invert__", [](const Tensor& x) { return unary(Op::bitwise_not, x); })
+      .def(
+          "__invert__", [](const Tensor& x) { return unary(Op::bitwise_not, x); }, nograd)
       .def("__pos__", [](const Tensor& x) { return alias(x); });
 
   // ---------------------------------------------------------------- binary
   for (const NamedOp& b : kBinaryOps) {
     Op op = b.op;
     const char* name = b.name;
+    NoGrad no_grad{!has_gradient(op)};
     m.def(
         name,
         [op, name](py::handle a, py::handle c, py::handle out) {
@@ -184,15 +190,21 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
           return ret(out, binary(op, tensor_or_scalar(a, name, "input"),
                                  tensor_or_scalar(c, name, "other"), opt_tensor(out)));
         },
-        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none());
-    cls.def(name, [op, name](const Tensor& a, py::handle c) {
-      return binary(op, a, tensor_or_scalar(c, name, "other"));
-    });
-    cls.def(method_inplace(name).c_str(), [op, name](py::handle self, py::handle c) {
-      const Tensor& a = self.cast<const Tensor&>();
-      binary(op, a, tensor_or_scalar(c, name, "other"), a);
-      return self_ref(self);
-    });
+        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none(), no_grad);
+    cls.def(
+        name,
+        [op, name](const Tensor& a, py::handle c) {
+          return binary(op, a, tensor_or_scalar(c, name, "other"));
+        },
+        no_grad);
+    cls.def(
+        method_inplace(name).c_str(),
+        [op, name](py::handle self, py::handle c) {
+          const Tensor& a = self.cast<const Tensor&>();
+          binary(op, a, tensor_or_scalar(c, name, "other"), a);
+          return self_ref(self);
+        },
+        no_grad);
   }
   for (Op op : {Op::add, Op::sub}) {
     const char* name = op_name(op);
@@ -280,20 +292,26 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
   for (const OperatorDef& o : kOperators) {
     Op op = o.op;
     bool refl = o.reflected;
-    cls.def(o.name, [op, refl](const Tensor& a, py::handle b) -> py::object {
-      if (!is_operand(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-      Tensor other = tensor_or_scalar(b, op_name(op), "other");
-      return py::cast(refl ? binary(op, other, a) : binary(op, a, other));
-    });
+    cls.def(
+        o.name,
+        [op, refl](const Tensor& a, py::handle b) -> py::object {
+          if (!is_operand(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+          Tensor other = tensor_or_scalar(b, op_name(op), "other");
+          return py::cast(refl ? binary(op, other, a) : binary(op, a, other));
+        },
+        NoGrad{!has_gradient(op)});
   }
   for (const OperatorDef& o : kInplaceOperators) {
     Op op = o.op;
-    cls.def(o.name, [op](py::handle self, py::handle b) -> py::object {
-      if (!is_operand(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-      const Tensor& a = self.cast<const Tensor&>();
-      binary(op, a, tensor_or_scalar(b, op_name(op), "other"), a);
-      return self_ref(self);
-    });
+    cls.def(
+        o.name,
+        [op](py::handle self, py::handle b) -> py::object {
+          if (!is_operand(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+          const Tensor& a = self.cast<const Tensor&>();
+          binary(op, a, tensor_or_scalar(b, op_name(op), "other"), a);
+          return self_ref(self);
+        },
+        NoGrad{!has_gradient(op)});
   }
   cls.attr("__hash__") = py::module_::import("builtins").attr("object").attr("__hash__");
 
@@ -326,7 +344,8 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
     m.def((std::string("_") + op_name(op)).c_str(),
           [op](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
             return reduce(op, x, to_dims(dim, op_name(op)), keepdim, opt_dtype(dtype, op_name(op)));
-          });
+          },
+          NoGrad{!has_gradient(op)});
   }
   for (Op op : {Op::argmax, Op::argmin}) {
     m.def((std::string("_") + op_name(op)).c_str(),
@@ -348,10 +367,14 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
     if (!py::isinstance<Tensor>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
     return py::cast(matmul(a, b.cast<const Tensor&>()));
   });
-  cls.def("__rmatmul__", [](const Tensor& a, py::handle b) -> py::object {
-    if (!py::isinstance<Tensor>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-    return py::cast(matmul(b.cast<const Tensor&>(), a));
-  });
+  cls.def(
+      "__rmatmul__",
+      [](const Tensor& a, py::handle b) -> py::object {
+        if (!py::isinstance<Tensor>(b))
+          return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+        return py::cast(matmul(b.cast<const Tensor&>(), a));
+      },
+      nograd);
   m.def(
       "mm",
       [](const Tensor& a, const Tensor& b, py::handle out) {
@@ -415,28 +438,43 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
 
   // ---------------------------------------------------------------- random
   // The samplers fill fresh tensors too, so bumping the version is left to the methods.
-  m.def("_uniform_", [](const Tensor& t, double a, double b, py::handle g) {
-    uniform_(t, a, b, opt_generator(g));
-  });
-  m.def("_normal_", [](const Tensor& t, double mean, double std, py::handle g) {
-    normal_(t, mean, std, opt_generator(g));
-  });
-  m.def("_random_", [](const Tensor& t, Int64 lo, Int64 hi, py::handle g) {
-    random_(t, lo, hi, opt_generator(g));
-  });
-  m.def("_bernoulli_", [](const Tensor& t, py::handle p, py::handle g) {
-    bernoulli_(t, tensor_or_scalar(p, "bernoulli_", "p"), opt_generator(g));
-  });
-  m.def("_randperm", [](Int64 n, py::handle dtype, py::handle g) {
-    return randperm(n, to_dtype_arg(dtype, "randperm"), opt_generator(g));
-  });
+  m.def(
+      "_uniform_",
+      [](const Tensor& t, double a, double b, py::handle g) {
+        uniform_(t, a, b, opt_generator(g));
+      },
+      nograd);
+  m.def(
+      "_normal_",
+      [](const Tensor& t, double mean, double std, py::handle g) {
+        normal_(t, mean, std, opt_generator(g));
+      },
+      nograd);
+  m.def(
+      "_random_",
+      [](const Tensor& t, Int64 lo, Int64 hi, py::handle g) {
+        random_(t, lo, hi, opt_generator(g));
+      },
+      nograd);
+  m.def(
+      "_bernoulli_",
+      [](const Tensor& t, py::handle p, py::handle g) {
+        bernoulli_(t, tensor_or_scalar(p, "bernoulli_", "p"), opt_generator(g));
+      },
+      nograd);
+  m.def(
+      "_randperm",
+      [](Int64 n, py::handle dtype, py::handle g) {
+        return randperm(n, to_dtype_arg(dtype, "randperm"), opt_generator(g));
+      },
+      nograd);
   m.def(
       "multinomial",
       [](const Tensor& p, Int64 n, bool replacement, py::handle g) {
         return multinomial(p, n, replacement, opt_generator(g));
       },
       py::arg("input"), py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
-      py::arg("generator") = py::none());
+      py::arg("generator") = py::none(), nograd);
 
   // ---------------------------------------------------------------- complex, FFT
   m.def("_view_as_real", &view_as_real);

@@ -38,10 +38,14 @@ void bind_shape(py::module_& m, py::class_<Tensor>& cls) {
     return tril(x, diagonal, upper, opt_tensor(out));
   });
   m.def("_tri_", [](const Tensor& x, Int64 diagonal, bool upper) { tril_(x, diagonal, upper); });
-  m.def("_tri_indices", [](Int64 row, Int64 col, Int64 offset, bool upper, py::handle dt) {
-    ScalarType t = opt_dtype(dt, upper ? "triu_indices" : "tril_indices");
-    return tril_indices(row, col, offset, upper, t == ScalarType::Undefined ? ScalarType::Long : t);
-  });
+  m.def(
+      "_tri_indices",
+      [](Int64 row, Int64 col, Int64 offset, bool upper, py::handle dt) {
+        ScalarType t = opt_dtype(dt, upper ? "triu_indices" : "tril_indices");
+        return tril_indices(row, col, offset, upper,
+                            t == ScalarType::Undefined ? ScalarType::Long : t);
+      },
+      nograd);
   m.def("_repeat_interleave", [](const Tensor& x, const Tensor& repeats, Int64 dim) {
     return repeat_interleave(x, repeats, dim);
   });

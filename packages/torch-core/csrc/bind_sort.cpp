@@ -34,11 +34,14 @@ void bind_sort(py::module_& m, py::class_<Tensor>&) {
   m.def("_mode",
         [](const Tensor& x, Int64 dim, bool keepdim) { return pair(mode(x, dim, keepdim)); });
   m.def("_quantile", &quantile);
-  m.def("_unique", [](const Tensor& x, bool consecutive, py::handle dim) {
-    UniqueResult r =
-        unique(x, consecutive, !dim.is_none(), dim.is_none() ? 0 : to_int64(dim, "unique"));
-    return py::make_tuple(r.values, r.inverse, r.counts);
-  });
+  m.def(
+      "_unique",
+      [](const Tensor& x, bool consecutive, py::handle dim) {
+        UniqueResult r =
+            unique(x, consecutive, !dim.is_none(), dim.is_none() ? 0 : to_int64(dim, "unique"));
+        return py::make_tuple(r.values, r.inverse, r.counts);
+      },
+      nograd);
 }
 
 }  // namespace tc

@@ -140,33 +140,38 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def("__hash__", [](const StorageRef& r) { return std::hash<Storage*>()(r.s.get()); });
   m.attr("UntypedStorage").attr("__module__") = "torch";
   // A tensor viewing `storage` as `dtype` with the given layout (bounds checked).
-  m.def("_tensor_from_storage", [](const StorageRef& r, py::handle dtype, Int64 offset,
-                                   py::handle size, py::handle stride) {
-    auto impl = std::make_shared<TensorImpl>();
-    impl->storage = r.s;
-    impl->dtype = to_dtype_arg(dtype, "_rebuild_tensor");
-    Tensor base(std::move(impl));
-    return as_strided(base, to_shape(size, "_rebuild_tensor"), to_shape(stride, "_rebuild_tensor"),
-                      offset);
-  });
-  cls.def("untyped_storage", [](const Tensor& t) { return StorageRef{t.impl()->storage}; });
+  m.def(
+      "_tensor_from_storage",
+      [](const StorageRef& r, py::handle dtype, Int64 offset, py::handle size, py::handle stride) {
+        auto impl = std::make_shared<TensorImpl>();
+        impl->storage = r.s;
+        impl->dtype = to_dtype_arg(dtype, "_rebuild_tensor");
+        Tensor base(std::move(impl));
+        return as_strided(base, to_shape(size, "_rebuild_tensor"),
+                          to_shape(stride, "_rebuild_tensor"), offset);
+      },
+      nograd);
+  cls.def("untyped_storage", [](const Tensor& t) { return StorageRef{t.impl()->storage}; }, nograd);
   // x.data = y: x takes y's storage and layout, dtype included (Module.to keeps Parameters).
-  m.def("_set_data", [](const Tensor& dst, const Tensor& src) { assign_layout(dst, src); });
-  m.def("_set_storage",
-        [](py::handle self, const StorageRef& r, Int64 offset, py::handle size, py::handle stride) {
-          const Tensor& t = self.cast<const Tensor&>();
-          auto impl = std::make_shared<TensorImpl>();
-          impl->storage = r.s;
-          impl->dtype = t.dtype();
-          Tensor view = as_strided(Tensor(std::move(impl)), to_shape(size, "set_"),
-                                   to_shape(stride, "set_"), offset);
-          assign_layout(t, view);
-          t.bump_version();
-          return self_ref(self);
-        });
+  m.def("_set_data", [](const Tensor& dst, const Tensor& src) { assign_layout(dst, src); }, nograd);
+  m.def(
+      "_set_storage",
+      [](py::handle self, const StorageRef& r, Int64 offset, py::handle size, py::handle stride) {
+        const Tensor& t = self.cast<const Tensor&>();
+        auto impl = std::make_shared<TensorImpl>();
+        impl->storage = r.s;
+        impl->dtype = t.dtype();
+        Tensor view = as_strided(Tensor(std::move(impl)), to_shape(size, "set_"),
+                                 to_shape(stride, "set_"), offset);
+        assign_layout(t, view);
+        t.bump_version();
+        return self_ref(self);
+      },
+      nograd);
 
-  m.def("_set_autograd_missing",
-        [](py::object msg) { g_autograd_missing = msg.is_none() ? py::object() : msg; });
+  m.def(
+      "_set_autograd_missing",
+      [](py::object msg) { g_autograd_missing = msg.is_none() ? py::object() : msg; }, nograd);
 
   // torch.Tensor(2, 3) (uninitialised), torch.Tensor([1, 2]) (data), torch.Tensor(t) (alias)
   cls.def(py::init([](py::args a) {
@@ -184,7 +189,7 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
             if (dim.is_none()) return size_object(t.sizes());
             return py::int_(t.size(wrap_dim(to_int64(dim, "size"), t.dim(), "size")));
           },
-          py::arg("dim") = py::none())
+          py::arg("dim") = py::none(), nograd)
       .def(
           "stride",
           [](const Tensor& t, py::object dim) -> py::object {
@@ -195,7 +200,7 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
             }
             return py::int_(t.stride(wrap_dim(to_int64(dim, "stride"), t.dim(), "stride")));
           },
-          py::arg("dim") = py::none())
+          py::arg("dim") = py::none(), nograd)
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
       .def_property_readonly("device", [](const Tensor& t) { return t.device(); })
       .def_property_readonly("is_cuda",
@@ -203,26 +208,34 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def_property_readonly("is_cpu",
                              [](const Tensor& t) { return t.device().type == DeviceType::CPU; })
       .def_property_readonly("ndim", &Tensor::dim)
-      .def("dim", &Tensor::dim)
-      .def("ndimension", &Tensor::dim)
-      .def("numel", &Tensor::numel)
-      .def("nelement", &Tensor::numel)
-      .def("element_size", [](const Tensor& t) { return t.itemsize(); })
+      .def("dim", &Tensor::dim, nograd)
+      .def("ndimension", &Tensor::dim, nograd)
+      .def("numel", &Tensor::numel, nograd)
+      .def("nelement", &Tensor::numel, nograd)
+      .def(
+          "element_size", [](const Tensor& t) { return t.itemsize(); }, nograd)
       .def_property_readonly("itemsize", [](const Tensor& t) { return t.itemsize(); })
       .def_property_readonly("nbytes",
                              [](const Tensor& t) { return t.numel() * int64_t(t.itemsize()); })
-      .def("storage_offset", &Tensor::offset)
-      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data()); })
-      .def("_storage_ptr",
-           [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()->storage->data); })
-      .def("_storage_nbytes", [](const Tensor& t) { return t.impl()->storage->nbytes; })
+      .def("storage_offset", &Tensor::offset, nograd)
+      .def(
+          "data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data()); }, nograd)
+      .def(
+          "_storage_ptr",
+          [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()->storage->data); },
+          nograd)
+      .def(
+          "_storage_nbytes", [](const Tensor& t) { return t.impl()->storage->nbytes; }, nograd)
       .def(
           "is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
-          py::arg("memory_format") = py::none())
-      .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
-      .def("is_complex", [](const Tensor&) { return false; })
+          py::arg("memory_format") = py::none(), nograd)
+      .def(
+          "is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); }, nograd)
+      .def(
+          "is_complex", [](const Tensor&) { return false; }, nograd)
       .def_property_readonly("_version", [](const Tensor& t) { return t.impl()->storage->version; })
-      .def("_bump_version", [](const Tensor& t) { t.bump_version(); })
+      .def(
+          "_bump_version", [](const Tensor& t) { t.bump_version(); }, nograd)
       .def_property(
           "requires_grad", [](const Tensor& t) { return t.impl()->requires_grad; },
           [](py::handle self, bool v) {
@@ -327,47 +340,63 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def(
           "clone", [](const Tensor& t, py::object) { return clone(t); },
           py::arg("memory_format") = py::none())
-      .def("detach", [](const Tensor& t) { return alias(t); })
+      .def(
+          "detach", [](const Tensor& t) { return alias(t); }, nograd)
       .def("_alias", [](const Tensor& t) { return alias(t); })
-      .def("__len__", [](const Tensor& t) {
-        TC_CHECK(t.dim() > 0, Type, "len() of a 0-d tensor");
-        return t.size(0);
-      });
+      .def(
+          "__len__",
+          [](const Tensor& t) {
+            TC_CHECK(t.dim() > 0, Type, "len() of a 0-d tensor");
+            return t.size(0);
+          },
+          nograd);
 
   // ---------------------------------------------------------------- values
-  cls.def("item", [](const Tensor& t) { return scalar_to_py(item(t)); })
-      .def("tolist",
-           [](const Tensor& t) {
-             Tensor h = on_host(t);
-             return tolist_rec(h.data(), h, 0);
-           })
-      .def("__bool__",
-           [](const Tensor& t) {
-             TC_CHECK(t.numel() == 1, Runtime, "Boolean value of Tensor with ",
-                      t.numel() == 0 ? "no values" : "more than one value", " is ambiguous");
-             Scalar s = item(t);
-             return s.d != 0 || s.im != 0;
-           })
-      .def("__complex__",
-           [](const Tensor& t) {
-             Scalar s = item(one_element(t));
-             return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(s.d, s.im));
-           })
-      .def("__float__", [](const Tensor& t) { return item(one_element(t)).d; })
-      .def("__int__",
-           [](const Tensor& t) -> py::object {
-             Scalar s = item(one_element(t));
-             if (s.kind != Scalar::Float) return py::int_(s.i);
-             PyObject* r = PyLong_FromDouble(s.d);  // exact, any size; NaN/inf raise as int()
-             if (!r) throw py::error_already_set();
-             return py::reinterpret_steal<py::object>(r);
-           })
-      .def("__index__",
-           [](const Tensor& t) {
-             TC_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, Type,
-                      "only integer tensors of a single element can be converted to an index");
-             return item(t).i;
-           })
+  cls.def(
+         "item", [](const Tensor& t) { return scalar_to_py(item(t)); }, nograd)
+      .def(
+          "tolist",
+          [](const Tensor& t) {
+            Tensor h = on_host(t);
+            return tolist_rec(h.data(), h, 0);
+          },
+          nograd)
+      .def(
+          "__bool__",
+          [](const Tensor& t) {
+            TC_CHECK(t.numel() == 1, Runtime, "Boolean value of Tensor with ",
+                     t.numel() == 0 ? "no values" : "more than one value", " is ambiguous");
+            Scalar s = item(t);
+            return s.d != 0 || s.im != 0;
+          },
+          nograd)
+      .def(
+          "__complex__",
+          [](const Tensor& t) {
+            Scalar s = item(one_element(t));
+            return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(s.d, s.im));
+          },
+          nograd)
+      .def(
+          "__float__", [](const Tensor& t) { return item(one_element(t)).d; }, nograd)
+      .def(
+          "__int__",
+          [](const Tensor& t) -> py::object {
+            Scalar s = item(one_element(t));
+            if (s.kind != Scalar::Float) return py::int_(s.i);
+            PyObject* r = PyLong_FromDouble(s.d);  // exact, any size; NaN/inf raise as int()
+            if (!r) throw py::error_already_set();
+            return py::reinterpret_steal<py::object>(r);
+          },
+          nograd)
+      .def(
+          "__index__",
+          [](const Tensor& t) {
+            TC_CHECK(is_integral(t.dtype(), true) && t.numel() == 1, Type,
+                     "only integer tensors of a single element can be converted to an index");
+            return item(t).i;
+          },
+          nograd)
       .def("_to_dtype",
            [](py::handle self, py::handle dtype, bool copy) -> py::object {
              const Tensor& t = self.cast<const Tensor&>();
@@ -395,10 +424,13 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
             return self_ref(self);
           },
           py::arg("src"), py::arg("non_blocking") = false)
-      .def("resize_", [](py::handle self, py::args a) {
-        resize_(self.cast<const Tensor&>(), shape_from_args(a, "resize_"));
-        return self_ref(self);
-      });
+      .def(
+          "resize_",
+          [](py::handle self, py::args a) {
+            resize_(self.cast<const Tensor&>(), shape_from_args(a, "resize_"));
+            return self_ref(self);
+          },
+          nograd);
 
   // ---------------------------------------------------------------- creation
   m.def(
@@ -408,7 +440,7 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
         return empty(to_shape(size, "empty"), dt == ScalarType::Undefined ? default_dtype() : dt,
                      device.is_none() ? Device() : to_device_arg(device));
       },
-      py::arg("size"), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+      py::arg("size"), py::arg("dtype") = py::none(), py::arg("device") = py::none(), nograd);
   m.def(
       "_full",
       [](py::handle size, py::handle value, py::handle dtype, const std::string& op) {
@@ -419,18 +451,29 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
         fill_(r, v);
         return r;
       },
-      py::arg("size"), py::arg("value"), py::arg("dtype"), py::arg("op") = "full");
-  m.def("_arange", [](double start, double end, double step, py::handle dtype) {
-    return arange(start, end, step, to_dtype_arg(dtype, "arange"));
-  });
-  m.def("_linspace", [](double start, double end, Int64 steps, py::handle dtype) {
-    return linspace(start, end, steps, to_dtype_arg(dtype, "linspace"));
-  });
-  m.def("_eye",
-        [](Int64 n, Int64 mm, py::handle dtype) { return eye(n, mm, to_dtype_arg(dtype, "eye")); });
-  m.def("_storage_view", [](const Tensor& base, py::handle size, py::handle stride, Int64 offset) {
-    return as_strided(base, to_shape(size, "set_"), to_shape(stride, "set_"), offset);
-  });
+      py::arg("size"), py::arg("value"), py::arg("dtype"), py::arg("op") = "full", nograd);
+  m.def(
+      "_arange",
+      [](double start, double end, double step, py::handle dtype) {
+        return arange(start, end, step, to_dtype_arg(dtype, "arange"));
+      },
+      nograd);
+  m.def(
+      "_linspace",
+      [](double start, double end, Int64 steps, py::handle dtype) {
+        return linspace(start, end, steps, to_dtype_arg(dtype, "linspace"));
+      },
+      nograd);
+  m.def(
+      "_eye",
+      [](Int64 n, Int64 mm, py::handle dtype) { return eye(n, mm, to_dtype_arg(dtype, "eye")); },
+      nograd);
+  m.def(
+      "_storage_view",
+      [](const Tensor& base, py::handle size, py::handle stride, Int64 offset) {
+        return as_strided(base, to_shape(size, "set_"), to_shape(stride, "set_"), offset);
+      },
+      nograd);
 }
 
 }  // namespace tc

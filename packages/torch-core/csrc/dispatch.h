@@ -24,7 +24,8 @@ namespace tc {
   X(erfinv, unary_float) X(reciprocal, unary_float)                                        \
   /* unary, same dtype in and out */                                                       \
   X(abs, unary) X(neg, unary) X(sign, unary) X(floor, unary) X(ceil, unary)                \
-  X(round, unary) X(trunc, unary) X(frac, unary) X(bitwise_not, unary) X(relu, unary)     \
+  X(round, unary) X(trunc, unary) X(frac, unary) X(relu, unary)                        \
+  X(bitwise_not, bitwise)                                                                  \
   /* unary predicates, bool out */                                                         \
   X(isnan, predicate) X(isinf, predicate) X(isfinite, predicate) X(logical_not, predicate) \
   /* binary */                                                                             \
@@ -32,8 +33,9 @@ namespace tc {
   X(div_floor, binary) X(div_trunc, binary) X(pow, binary) X(atan2, binary_float)          \
   X(fmod, binary) X(remainder, binary) X(maximum, binary) X(minimum, binary)               \
   X(relu_grad, binary)                                                                     \
-  X(bitwise_and, binary) X(bitwise_or, binary) X(bitwise_xor, binary)                      \
-  X(lshift, binary) X(rshift, binary)                                                      \
+  /* binary on integers and bools */                                                        \
+  X(bitwise_and, bitwise) X(bitwise_or, bitwise) X(bitwise_xor, bitwise)                   \
+  X(lshift, bitwise) X(rshift, bitwise)                                                    \
   X(eq, compare) X(ne, compare) X(lt, compare) X(le, compare) X(gt, compare)               \
   X(ge, compare) X(logical_and, compare) X(logical_or, compare) X(logical_xor, compare)    \
   /* ternary */                                                                            \

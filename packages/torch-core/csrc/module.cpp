@@ -216,21 +216,31 @@ PYBIND11_MODULE(_C, m) {
     g_dtype_objects[i] = py::cast(DTypeObj{ScalarType(i)}, py::return_value_policy::move);
     m.attr(dtype_name(ScalarType(i))) = g_dtype_objects[i];
   }
-  m.def("_dtype_legacy_name", [](const DTypeObj& d) { return legacy_name(d.type); });
-  m.def("get_default_dtype", []() { return dtype_object(default_dtype()); });
-  m.def("set_default_dtype",
-        [](py::handle d) { set_default_dtype(to_dtype_arg(d, "set_default_dtype")); });
-  m.def("promote_types", [](py::handle a, py::handle b) {
-    return dtype_object(
-        promote_types(to_dtype_arg(a, "promote_types"), to_dtype_arg(b, "promote_types")));
-  });
-  m.def("can_cast", [](py::handle a, py::handle b) {
-    return can_cast(to_dtype_arg(a, "can_cast"), to_dtype_arg(b, "can_cast"));
-  });
-  m.def("result_type", [](py::handle a, py::handle b) {
-    return dtype_object(result_type({tensor_or_scalar(a, "result_type", "tensor1"),
-                                     tensor_or_scalar(b, "result_type", "tensor2")}));
-  });
+  m.def("_dtype_legacy_name", [](const DTypeObj& d) { return legacy_name(d.type); }, nograd);
+  m.def("get_default_dtype", []() { return dtype_object(default_dtype()); }, nograd);
+  m.def(
+      "set_default_dtype",
+      [](py::handle d) { set_default_dtype(to_dtype_arg(d, "set_default_dtype")); }, nograd);
+  m.def(
+      "promote_types",
+      [](py::handle a, py::handle b) {
+        return dtype_object(
+            promote_types(to_dtype_arg(a, "promote_types"), to_dtype_arg(b, "promote_types")));
+      },
+      nograd);
+  m.def(
+      "can_cast",
+      [](py::handle a, py::handle b) {
+        return can_cast(to_dtype_arg(a, "can_cast"), to_dtype_arg(b, "can_cast"));
+      },
+      nograd);
+  m.def(
+      "result_type",
+      [](py::handle a, py::handle b) {
+        return dtype_object(result_type({tensor_or_scalar(a, "result_type", "tensor1"),
+                                         tensor_or_scalar(b, "result_type", "tensor2")}));
+      },
+      nograd);
 
   // ---------------------------------------------------------------- devices
   py::class_<Device>(m, "device",
@@ -296,15 +306,18 @@ PYBIND11_MODULE(_C, m) {
       .def_property_readonly("device", [](const Generator&) { return Device(); });
   m.attr("Generator").attr("__module__") = "torch";
   m.attr("default_generator") = py::cast(&default_generator(), py::return_value_policy::reference);
-  m.def("manual_seed", [](int64_t s) {
-    default_generator().manual_seed(uint64_t(s));
-    return py::module_::import("torch._C").attr("default_generator");
-  });
+  m.def(
+      "manual_seed",
+      [](int64_t s) {
+        default_generator().manual_seed(uint64_t(s));
+        return py::module_::import("torch._C").attr("default_generator");
+      },
+      nograd);
 
-  m.def("set_num_threads", &set_num_threads,
-        "Sets the number of threads used by kernels and BLAS.");
-  m.def("get_num_threads", &get_num_threads, "Number of threads used by kernels and BLAS.");
-  m.def("_set_size_class", [](py::object cls) { g_size_class = cls; });
+  m.def("set_num_threads", &set_num_threads, "Sets the number of threads used by kernels and BLAS.",
+        nograd);
+  m.def("get_num_threads", &get_num_threads, "Number of threads used by kernels and BLAS.", nograd);
+  m.def("_set_size_class", [](py::object cls) { g_size_class = cls; }, nograd);
 
   // ---------------------------------------------------------------- tensors
   py::class_<Tensor> cls(m, "Tensor", py::dynamic_attr(),
@@ -321,4 +334,5 @@ PYBIND11_MODULE(_C, m) {
   bind_conv(m, cls);
   bind_nn(m, cls);
   bind_grad(m, cls);
+  make_grad_gates(m, cls);
 }

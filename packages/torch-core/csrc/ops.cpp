@@ -3,35 +3,49 @@
 
 namespace tc {
 
-ElementwiseSpec spec_of(Op op) {
-  enum Group {
-    unary_float,
-    unary,
-    predicate,
-    binary,
-    binary_float,
-    compare,
-    ternary,
-    movement,
-    reduce,
-    blas,
-    index,
-    shape,
-    scan,
-    order,
-    linalg,
-    nn
-  };
-  static const Group groups[] = {
-#define TC_OP_GROUP(name, group) group,
+namespace group {  // the second column of TC_FORALL_OPS
+enum Kind {
+  unary_float,
+  unary,
+  predicate,
+  binary,
+  binary_float,
+  compare,
+  bitwise,
+  ternary,
+  movement,
+  reduce,
+  blas,
+  index,
+  shape,
+  scan,
+  order,
+  linalg,
+  nn
+};
+}  // namespace group
+
+static group::Kind group_of(Op op) {
+  static const group::Kind groups[] = {
+#define TC_OP_GROUP(name, g) group::g,
       TC_FORALL_OPS(TC_OP_GROUP)
 #undef TC_OP_GROUP
   };
-  Group g = groups[int(op)];
+  return groups[int(op)];
+}
+
+ElementwiseSpec spec_of(Op op) {
+  group::Kind g = group_of(op);
   ElementwiseSpec s{op};
-  s.int_to_float = g == unary_float || g == binary_float;
-  s.bool_out = g == predicate || g == compare;
+  s.int_to_float = g == group::unary_float || g == group::binary_float;
+  s.bool_out = g == group::predicate || g == group::compare;
   return s;
+}
+
+bool has_gradient(Op op) {
+  group::Kind g = group_of(op);
+  return g != group::predicate && g != group::compare && g != group::bitwise && op != Op::all &&
+         op != Op::any;
 }
 
 static void raise_kernel_error(Op op) {

@@ -16,6 +16,8 @@ struct DimList {
 
 // ---------------------------------------------------------------- elementwise (ops.cpp)
 ElementwiseSpec spec_of(Op op);
+// Whether the op's results can carry a gradient: not bool or integer-only results.
+bool has_gradient(Op op);
 Tensor unary(Op op, const Tensor& x, const Tensor& out = Tensor());
 Tensor binary(Op op, const Tensor& a, const Tensor& b, const Tensor& out = Tensor(),
               Scalar alpha = Scalar::from_int(1));

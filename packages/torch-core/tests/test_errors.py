@@ -217,3 +217,18 @@ def test_requires_grad_false_is_always_fine():
     t = torch.zeros(2, requires_grad=False)
     t.requires_grad_(False)
     assert t.requires_grad is False
+
+
+@pytest.mark.ours_only
+def test_the_core_gates_exactly_the_ops_that_can_carry_a_gradient():
+    gates = torch._C._grad_gates
+    # the entry points users reach are the gates themselves (nothing swaps them later)
+    assert torch.add is gates["add"] and torch.Tensor.__dict__["exp_"] is gates["Tensor.exp_"]
+    assert gates["subtract"] is gates["sub"]  # an alias shares its op's gate
+    assert torch.Tensor.add(torch.ones(2), 1).tolist() == [2.0, 2.0]  # binds like a method
+    # bool or integer results, creation and queries have none
+    for name in ("eq", "Tensor.__lt__", "isnan", "bitwise_and", "Tensor.__and__", "_all",
+                 "empty", "Tensor.numel", "Tensor.item", "manual_seed"):  # fmt: skip
+        assert name not in gates, name
+    with pytest.raises(TypeError):
+        type(gates["add"])(torch.add, None)  # gates are made by the core only

@@ -207,12 +207,12 @@ class OutOfMemoryError(RuntimeError):
 
 install_missing_package_hints(__path__)
 
-# With torch-autograd installed, importing it registers the recording layer with the core.
+# With torch-autograd installed, importing it fills the core's grad gates with formulas.
 if _packages.installed(__path__, "autograd"):
     import torch.autograd  # noqa: E402,F401
 
-# Mixed precision: torch.amp wraps the ops that autocast casts, once, here: after
-# torch-autograd replaced them with its gates, so that each wrapper calls its op's gate.
+# Mixed precision: torch.amp wraps the ops that autocast casts, once, here; each wrapper
+# calls its op's grad gate (made by the core, so autograd records under autocast).
 from torch.amp.autocast_mode import (  # noqa: E402,F401
     autocast,
     autocast_decrement_nesting,

@@ -1,10 +1,11 @@
 """The tape: graph nodes, saved tensors, and the recorder every differentiable op goes through.
 
-How an op is recorded.  torch-core wraps each differentiable op in a ``_C._GradGate``; when
-grad mode is on and an argument requires grad, the gate calls :func:`record` instead of the
-op.  ``record`` runs the op, creates the op's :class:`Formula` node, lets it save what its
-backward needs (``Formula.save``), links the node to the nodes that made its inputs (the
-*edges*), and hangs the node on the outputs as ``grad_fn``.
+How an op is recorded. torch-core puts each differentiable op behind a ``_C._GradGate``
+whose formula slot torch-autograd fills (``install.py``); when grad mode is on and an
+argument requires grad, the gate calls :func:`record` instead of the op. ``record`` runs the
+op, creates the op's :class:`Formula` node, lets it save what its backward needs
+(``Formula.save``), links the node to the nodes that made its inputs (the *edges*), and
+hangs the node on the outputs as ``grad_fn``.
 
 Graph ownership (no cycles, so dropping a tensor frees it at once): a tensor owns its
 ``grad_fn``; a node owns its edges (the nodes upstream) and the tensors it saved.  A node
