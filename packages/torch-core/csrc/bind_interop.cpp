@@ -324,6 +324,9 @@ static ScalarType from_dl_dtype(DLDataType d) {
 }
 
 static py::capsule to_dlpack(const Tensor& t) {
+  TC_CHECK(t.device().type == DeviceType::CPU, NotImplemented,
+           "to_dlpack: only CPU tensors can be exported in this build, got a tensor on ",
+           t.device().str());
   auto* ex = new DLPackExport{alias(t), {}, {}, {}};
   for (int64_t i = 0; i < t.dim(); i++) {
     ex->shape.push_back(t.size(i));

@@ -67,9 +67,10 @@ void bind_nn(py::module_& m, py::class_<Tensor>&) {
   });
   m.def(
       "_dropout_mask",
-      [](const IntList& shape, double p, py::handle dtype, bool scale, py::handle gen) {
+      [](const IntList& shape, double p, py::handle dtype, bool scale, py::handle gen,
+         py::handle device) {
         return dropout_mask(Shape(shape), p, to_dtype_arg(dtype, "dropout"), scale,
-                            opt_generator(gen));
+                            opt_generator(gen), to_device_arg(device));
       },
       nograd);
   m.def(

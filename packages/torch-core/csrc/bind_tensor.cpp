@@ -207,6 +207,8 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
                              [](const Tensor& t) { return t.device().type == DeviceType::CUDA; })
       .def_property_readonly("is_cpu",
                              [](const Tensor& t) { return t.device().type == DeviceType::CPU; })
+      .def_property_readonly("is_meta",
+                             [](const Tensor& t) { return t.device().type == DeviceType::Meta; })
       .def_property_readonly("ndim", &Tensor::dim)
       .def("dim", &Tensor::dim, nograd)
       .def("ndimension", &Tensor::dim, nograd)

@@ -92,6 +92,9 @@ static void check_dtypes(const char* op, const Tensor& a, const Tensor& b) {
            "but got ",
            dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
   TC_CHECK(a.dtype() != ScalarType::Bool, NotImplemented, op, ": not implemented for dtype bool");
+  TC_CHECK(a.device() == b.device(), Runtime, op,
+           ": expected all tensors to be on the same device, but found ", a.device().str(), " and ",
+           b.device().str());
 }
 
 // c (m x n, fresh or user-given) = alpha * a @ b + beta * c
@@ -124,10 +127,13 @@ static void gemm_into(const Tensor& c, const Tensor& a, const Tensor& b, Scalar 
   c.bump_version();
 }
 
-static Tensor prepare_out(const Tensor& out, const Shape& shape, ScalarType dtype, const char* op) {
-  if (!out.defined()) return empty(shape, dtype);
-  TC_CHECK(out.dtype() == dtype, Runtime, op, ": expected out tensor to have dtype ",
-           dtype_name(dtype), ", but got ", dtype_name(out.dtype()));
+// The result (fresh, or `out` resized) on a's device with a's dtype.
+static Tensor prepare_out(const Tensor& out, const Shape& shape, const Tensor& a, const char* op) {
+  if (!out.defined()) return empty(shape, a.dtype(), a.device());
+  TC_CHECK(out.dtype() == a.dtype(), Runtime, op, ": expected out tensor to have dtype ",
+           dtype_name(a.dtype()), ", but got ", dtype_name(out.dtype()));
+  TC_CHECK(out.device() == a.device(), Runtime, op, ": expected out tensor on ", a.device().str(),
+           ", but got one on ", out.device().str());
   if (out.sizes() != shape) resize_(out, shape);
   return out;
 }
@@ -142,7 +148,7 @@ static void check_mm(const char* op, const Tensor& a, const Tensor& b) {
 
 Tensor mm(const Tensor& a, const Tensor& b, const Tensor& out) {
   check_mm("mm", a, b);
-  Tensor c = prepare_out(out, {a.size(0), b.size(1)}, a.dtype(), "mm");
+  Tensor c = prepare_out(out, {a.size(0), b.size(1)}, a, "mm");
   gemm_into(c, a, b, Scalar::from_int(1), Scalar::from_int(0));
   return c;
 }
@@ -151,7 +157,7 @@ Tensor addmm(const Tensor& input, const Tensor& a, const Tensor& b, Scalar beta,
              const Tensor& out) {
   check_mm("addmm", a, b);
   check_dtypes("addmm", input, a);
-  Tensor c = prepare_out(out, {a.size(0), b.size(1)}, a.dtype(), "addmm");
+  Tensor c = prepare_out(out, {a.size(0), b.size(1)}, a, "addmm");
   if (beta.d != 0) {
     if (!c.same(input)) copy_(c, expand(input, c.sizes()));
   } else {
@@ -172,7 +178,7 @@ static void check_bmm(const char* op, const Tensor& a, const Tensor& b) {
 Tensor baddbmm(const Tensor& input, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha,
                const Tensor& out) {
   check_bmm("baddbmm", a, b);
-  Tensor c = prepare_out(out, {a.size(0), a.size(1), b.size(2)}, a.dtype(), "baddbmm");
+  Tensor c = prepare_out(out, {a.size(0), a.size(1), b.size(2)}, a, "baddbmm");
   if (input.defined() && beta.d != 0) {
     check_dtypes("baddbmm", input, a);
     if (!c.same(input)) copy_(c, expand(input, c.sizes()));
@@ -196,7 +202,7 @@ Tensor mv(const Tensor& a, const Tensor& v, const Tensor& out) {
   TC_CHECK(a.size(1) == v.size(0), Runtime, "mv: shapes ", shape_str(a.sizes()), " and ",
            shape_str(v.sizes()), " cannot be multiplied (", a.size(1), " != ", v.size(0), ")");
   check_dtypes("mv", a, v);
-  Tensor c = prepare_out(out, {a.size(0)}, a.dtype(), "mv");
+  Tensor c = prepare_out(out, {a.size(0)}, a, "mv");
   gemm_into(unsqueeze(c, 1), a, unsqueeze(v, 1), Scalar::from_int(1), Scalar::from_int(0));
   return c;
 }
@@ -207,7 +213,7 @@ Tensor addmv(const Tensor& input, const Tensor& a, const Tensor& v, Scalar beta,
            shape_str(a.sizes()), " and ", shape_str(v.sizes()), " cannot be multiplied");
   check_dtypes("addmv", a, v);
   check_dtypes("addmv", input, a);
-  Tensor c = prepare_out(out, {a.size(0)}, a.dtype(), "addmv");
+  Tensor c = prepare_out(out, {a.size(0)}, a, "addmv");
   if (beta.d != 0) {
     if (!c.same(input)) copy_(c, expand(input, c.sizes()));
   } else {
@@ -223,7 +229,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   TC_CHECK(a.size(0) == b.size(0), Runtime, "dot: inconsistent tensor sizes ", shape_str(a.sizes()),
            " and ", shape_str(b.sizes()));
   check_dtypes("dot", a, b);
-  Tensor c = empty({1, 1}, a.dtype());
+  Tensor c = empty({1, 1}, a.dtype(), a.device());
   gemm_into(c, unsqueeze(a, 0), unsqueeze(b, 1), Scalar::from_int(1), Scalar::from_int(0));
   return view(c, {});
 }

@@ -44,6 +44,7 @@ Tensor view_as_complex(const Tensor& t) {
 // out[i] = f(z[i]) into a fresh real tensor; z is read contiguous.
 template <class F>
 static Tensor complex_to_real(const Tensor& t, const char* op, F f) {
+  check_cpu(t, op);
   TC_CHECK(is_complex(t.dtype()), Runtime, op, ": expected a complex tensor, got ",
            dtype_name(t.dtype()));
   Tensor z = contiguous(t), out = empty(t.sizes(), real_dtype(t.dtype()));
@@ -70,6 +71,8 @@ Tensor complex_angle(const Tensor& t) {
 }
 
 Tensor complex_from_parts(const Tensor& real, const Tensor& imag) {
+  check_cpu(real, "complex");
+  check_cpu(imag, "complex");
   ScalarType dt = real.dtype();
   TC_CHECK(dt == imag.dtype(), Runtime,
            "complex: expected real and imag to have the same dtype, but got ", dtype_name(dt),
@@ -114,6 +117,7 @@ static void run_fft(const char* op, F f) {
 }
 
 Tensor fft_c2c(const Tensor& x, const Shape& dims, bool forward, double scale) {
+  check_cpu(x, "fft_c2c");
   TC_CHECK(is_complex(x.dtype()), Runtime, "fft_c2c: expected a complex tensor, got ",
            dtype_name(x.dtype()));
   auto axes = fft_axes(x, dims, "fft_c2c");
@@ -136,6 +140,7 @@ Tensor fft_c2c(const Tensor& x, const Shape& dims, bool forward, double scale) {
 }
 
 Tensor fft_r2c(const Tensor& x, const Shape& dims, bool forward, double scale) {
+  check_cpu(x, "fft_r2c");
   TC_CHECK(x.dtype() == ScalarType::Float || x.dtype() == ScalarType::Double, Runtime,
            "fft_r2c: expected a float32 or float64 tensor, got ", dtype_name(x.dtype()));
   auto axes = fft_axes(x, dims, "fft_r2c");
@@ -156,6 +161,7 @@ Tensor fft_r2c(const Tensor& x, const Shape& dims, bool forward, double scale) {
 }
 
 Tensor fft_c2r(const Tensor& x, const Shape& dims, int64_t last_size, bool forward, double scale) {
+  check_cpu(x, "fft_c2r");
   TC_CHECK(is_complex(x.dtype()), Runtime, "fft_c2r: expected a complex tensor, got ",
            dtype_name(x.dtype()));
   auto axes = fft_axes(x, dims, "fft_c2r");

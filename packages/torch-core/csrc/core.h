@@ -332,8 +332,10 @@ struct Scalar {
 void check_fits(const Scalar& s, ScalarType dtype, const char* op);
 
 // ---------------------------------------------------------------- devices
-enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
-constexpr int kNumDevices = 2;
+// meta: tensors with shapes and dtypes but no memory (meta.cpp), for shape inference
+enum class DeviceType : int8_t { CPU = 0, CUDA = 1, Meta = 2 };
+constexpr int kNumDevices = 3;
+const char* device_type_name(DeviceType t);  // "cpu", "cuda", "meta"
 struct Device {
   DeviceType type = DeviceType::CPU;
   int index = -1;
@@ -423,6 +425,9 @@ class Tensor {
 bool inference_mode();  // Note [Inference tensors]
 void set_inference_mode(bool on);
 void check_not_inference(const Tensor& t, const char* op);  // raises for in-place writes
+// Front ends that still compute on the host without a kernel from the dispatch table (random
+// sampling, complex parts, FFTs) take CPU tensors only; others raise NotImplementedError.
+void check_cpu(const Tensor& t, const char* op);
 Shape contiguous_strides(const Shape& sizes);
 int64_t wrap_dim(int64_t d, int64_t ndim, const char* op,
                  const Shape* shape = nullptr);  // negative dims; IndexError

@@ -52,6 +52,7 @@ namespace tc {
   X(index_select, index) X(gather, index) X(scatter, index) X(scatter_add, index)          \
   X(scatter_reduce, index) X(index_add, index) X(index_put, index) X(masked_select, index) \
   X(masked_fill, index) X(masked_scatter, index) X(nonzero, index) X(take, index)          \
+  X(index_offsets, index) X(count_nonzero, index)                                          \
   X(searchsorted, index) X(bincount, index) X(histc, index)                                \
   /* shape ops (shape.cpp) */                                                              \
   X(cat, shape) X(flip, shape) X(roll, shape) X(tril, shape) X(triu, shape)                \

@@ -4,23 +4,11 @@
 // Front ends (shape and index checks, output allocation) come first in each section; the
 // kernels are registered per (device, dtype) at the bottom. Big loops split over OpenMP
 // threads; bad indices found inside a parallel loop are recorded and raised after it.
-#include <atomic>
-
 #include "index_ops.h"
 
 namespace tc {
 
 namespace {
-
-// The first out-of-range index seen by any thread (raised once the loop is done).
-struct BadIndex {
-  std::atomic<bool> seen{false};
-  int64_t value = 0, which = 0;
-  void record(int64_t v, int64_t w) {
-    bool expected = false;
-    if (seen.compare_exchange_strong(expected, true)) value = v, which = w;
-  }
-};
 
 int threads_for(int64_t work) { return work >= kGrain ? get_num_threads() : 1; }
 
@@ -41,29 +29,25 @@ inline int64_t strided_offset(int64_t i, const Shape& sizes, const Shape& stride
   return off;
 }
 
-// Chunk boundaries for the two-pass (count, then write) loops.
-struct Chunks {
-  int n;
-  int64_t size;
-  // `count` items in chunks, one per thread when `work` (elements moved) is big enough
-  Chunks(int64_t count, int64_t work)
-      : n(threads_for(work)), size((count + n - 1) / std::max(n, 1)) {}
-};
-
-// ---------------------------------------------------------------- kernels
-using TakeFn = void (*)(const Tensor& sub, const int64_t* off, int64_t nb, char* out);
-using PutFn = void (*)(const Tensor& sub, const int64_t* off, int64_t nb, const char* values,
-                       PutMode mode);
-using MaskRowsFn = void (*)(const char* x, const bool* mask, int64_t rows, int64_t inner, char* out,
-                            const int64_t* starts, const Chunks& ch);
-using NonzeroFn = int64_t (*)(const char* x, int64_t begin, int64_t end, const Shape& sizes,
-                              int64_t* out);
-using IndexSelectFn = void (*)(const char* x, const int64_t* idx, int64_t outer, int64_t n,
-                               int64_t k, int64_t inner, char* out);
-using GatherFn = void (*)(const Tensor& x, int64_t dim, const Tensor& idx, char* out,
-                          BadIndex& bad);
-using SearchFn = void (*)(const Tensor& seq, const Tensor& values, bool right, char* out,
-                          bool out_int32);
+// ---------------------------------------------------------------- CPU kernels
+void index_offsets_kernel(const std::vector<Tensor>& idx, const Shape& sizes, const Shape& strides,
+                          const Tensor& out, BadIndex& bad) {
+  int64_t* o = out.data_as<int64_t>();
+  int64_t total = out.numel(), k = int64_t(idx.size());
+#pragma omp parallel for num_threads(threads_for(total* k)) schedule(static)
+  for (int64_t i = 0; i < total; i++) {
+    int64_t off = 0;
+    for (int64_t j = 0; j < k; j++) {
+      int64_t v = idx[j].data_as<int64_t>()[i], n = sizes[j];
+      if (v < -n || v >= n) {
+        bad.record(v, j);
+        v = 0;
+      }
+      off += (v < 0 ? v + n : v) * strides[j];
+    }
+    o[i] = off;
+  }
+}
 
 template <class T>
 void take_kernel(const Tensor& sub, const int64_t* off, int64_t nb, char* out_bytes) {
@@ -145,15 +129,17 @@ void put_kernel(const Tensor& sub, const int64_t* off, int64_t nb, const char* v
 }
 
 template <class T>
-TC_MULTIVERSION void mask_rows_kernel(const char* xb, const bool* mask, int64_t rows, int64_t inner,
-                                      char* outb, const int64_t* starts, const Chunks& ch) {
-  const T* x = reinterpret_cast<const T*>(xb);
-  T* out = reinterpret_cast<T*>(outb);
-  const uint8_t* m = reinterpret_cast<const uint8_t*>(mask);
-#pragma omp parallel for num_threads(ch.n) schedule(static, 1)
-  for (int c = 0; c < ch.n; c++) {
-    int64_t b = std::min(rows, c * ch.size), e = std::min(rows, b + ch.size);
-    T* o = out + starts[c] * inner;
+TC_MULTIVERSION void mask_rows_kernel(const Tensor& xt, const Tensor& mask, int64_t inner,
+                                      const CountPlan& plan, const Tensor& out_t) {
+  const T* x = xt.data_as<T>();
+  T* out = out_t.data_as<T>();
+  const uint8_t* m = reinterpret_cast<const uint8_t*>(mask.data());
+  int64_t rows = mask.numel();
+  int parts = int(plan.starts.size()) - 1;
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int c = 0; c < parts; c++) {
+    int64_t b = std::min(rows, c * plan.chunk), e = std::min(rows, b + plan.chunk);
+    T* o = out + plan.starts[c] * inner;
     if (inner == 1) {
       while (e > b && !m[e - 1]) e--;  // stop at the last selected row: no write past the chunk
       int64_t w = 0;
@@ -174,9 +160,8 @@ TC_MULTIVERSION void mask_rows_kernel(const char* xb, const bool* mask, int64_t 
 // Counts the nonzeros of x[b:e] (out == nullptr) or writes their coordinates (nd per row)
 // into out, walking the coordinates of a contiguous tensor of `sizes` along with i.
 template <class T>
-int64_t nonzero_kernel(const char* xb, int64_t b, int64_t e, const Shape& sizes, int64_t* out) {
+int64_t nonzero_range(const T* x, int64_t b, int64_t e, const Shape& sizes, int64_t* out) {
   using A = typename AccOf<T>::type;
-  const T* x = reinterpret_cast<const T*>(xb);
   int64_t n = 0;
   if (!out) {
     for (int64_t i = b; i < e; i++) n += A(x[i]) != A(0);
@@ -206,14 +191,53 @@ int64_t nonzero_kernel(const char* xb, int64_t b, int64_t e, const Shape& sizes,
   return n;
 }
 
+// Parts of about equal size, one per thread when the work (elements moved) is big enough.
 template <class T>
-TC_MULTIVERSION void index_select_kernel(const char* xb, const int64_t* idx, int64_t outer,
-                                         int64_t n, int64_t k, int64_t inner, char* outb) {
-  const T* x = reinterpret_cast<const T*>(xb);
-  T* out = reinterpret_cast<T*>(outb);
+void count_nonzero_kernel(const Tensor& xt, int64_t work, CountPlan& plan) {
+  const T* x = xt.data_as<T>();
+  int64_t total = xt.numel();
+  int parts = threads_for(work);
+  plan.chunk = std::max<int64_t>((total + parts - 1) / parts, 1);
+  plan.starts.assign(parts + 1, 0);
+  Shape flat{total};
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int c = 0; c < parts; c++) {
+    int64_t b = std::min(total, c * plan.chunk), e = std::min(total, b + plan.chunk);
+    plan.starts[c + 1] = nonzero_range<T>(x, b, e, flat, nullptr);
+  }
+  for (int c = 0; c < parts; c++) plan.starts[c + 1] += plan.starts[c];
+}
+
+template <class T>
+void nonzero_kernel(const Tensor& xt, const CountPlan& plan, const Tensor& out) {
+  const T* x = xt.data_as<T>();
+  int64_t total = xt.numel(), nd = xt.dim();
+  int64_t* o = out.data_as<int64_t>();
+  int parts = int(plan.starts.size()) - 1;
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int c = 0; c < parts; c++) {
+    int64_t b = std::min(total, c * plan.chunk), e = std::min(total, b + plan.chunk);
+    if (b < e) nonzero_range<T>(x, b, e, xt.sizes(), o + plan.starts[c] * nd);
+  }
+}
+
+// x contiguous; an index outside [0, x.size(dim)) is recorded and its row skipped.
+template <class T>
+TC_MULTIVERSION void index_select_kernel(const Tensor& xt, int64_t dim, const Tensor& idx_t,
+                                         const Tensor& out_t, BadIndex& bad) {
+  const T* x = xt.data_as<T>();
+  const int64_t* idx = idx_t.data_as<int64_t>();
+  T* out = out_t.data_as<T>();
+  int64_t n = xt.size(dim), k = idx_t.numel(), outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; d++) outer *= xt.size(d);
+  for (int64_t d = dim + 1; d < xt.dim(); d++) inner *= xt.size(d);
 #pragma omp parallel for num_threads(threads_for(outer * k * inner)) schedule(static)
   for (int64_t r = 0; r < outer * k; r++) {
     int64_t o = outer == 1 ? 0 : r / k, j = outer == 1 ? r : r % k;
+    if (idx[j] < 0 || idx[j] >= n) {
+      bad.record(idx[j], dim);
+      continue;
+    }
     const T* src = x + (o * n + idx[j]) * inner;
     T* dst = out + r * inner;
     for (int64_t i = 0; i < inner; i++) dst[i] = src[i];
@@ -305,32 +329,35 @@ Tensor index_offsets(const std::vector<Tensor>& idx_in, const Shape& sizes, cons
                      const Shape& dims) {
   Shape b;
   for (auto& t : idx_in) b = broadcast_shapes(b, t.sizes(), "index");
+  TC_CHECK(!idx_in.empty() && idx_in.size() == sizes.size() && sizes.size() == strides.size() &&
+               strides.size() == dims.size(),
+           Runtime, "index: one size, stride and dim per index tensor");
+  Device device = idx_in[0].device();
   std::vector<Tensor> idx;
-  for (auto& t : idx_in) idx.push_back(contiguous(expand(long_contiguous(t, "index"), b)));
-  Tensor out = empty(b, ScalarType::Long);
-  int64_t* o = out.data_as<int64_t>();
-  int64_t total = out.numel(), k = int64_t(idx.size());
-  BadIndex bad;
-#pragma omp parallel for num_threads(threads_for(total* k)) schedule(static)
-  for (int64_t i = 0; i < total; i++) {
-    int64_t off = 0;
-    for (int64_t j = 0; j < k; j++) {
-      int64_t v = idx[j].data_as<int64_t>()[i], n = sizes[j];
-      if (v < -n || v >= n) {
-        bad.record(v, j);
-        v = 0;
-      }
-      off += (v < 0 ? v + n : v) * strides[j];
-    }
-    o[i] = off;
+  for (auto& t : idx_in) {
+    TC_CHECK(t.device() == device, Runtime, "index: indices on ", device.str(), " and ",
+             t.device().str());
+    idx.push_back(contiguous(expand(long_contiguous(t, "index"), b)));
   }
+  Tensor out = empty(b, ScalarType::Long, device);
+  BadIndex bad;
+  if (out.numel() > 0)
+    find_kernel<IndexOffsetsFn>(Op::index_offsets, device, ScalarType::Long)(idx, sizes, strides,
+                                                                             out, bad);
   if (bad.seen)
     fail(ErrorKind::Index, "index ", bad.value, " is out of bounds for dimension ", dims[bad.which],
          " with size ", sizes[bad.which]);
   return out;
 }
 
+static void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
+  TC_CHECK(a.device() == b.device(), Runtime, op,
+           ": expected all tensors to be on the same device, but found ", a.device().str(), " and ",
+           b.device().str());
+}
+
 Tensor take_rows(const Tensor& sub, const Tensor& offsets) {
+  check_same_device(sub, offsets, "index");
   Tensor off = long_contiguous(offsets, "index");
   Shape shape = off.sizes();
   for (auto s : sub.sizes()) shape.push_back(s);
@@ -342,6 +369,7 @@ Tensor take_rows(const Tensor& sub, const Tensor& offsets) {
 }
 
 void put_rows(const Tensor& sub, const Tensor& offsets, const Tensor& values, PutMode mode) {
+  check_same_device(sub, offsets, "index_put_");
   Tensor off = long_contiguous(offsets, "index_put_");
   Shape shape = off.sizes();
   for (auto s : sub.sizes()) shape.push_back(s);
@@ -361,49 +389,29 @@ Tensor mask_rows(const Tensor& x_in, const Tensor& mask_in) {
   for (int64_t d = 0; ok && d < k; d++) ok = mask_in.size(d) == x_in.size(d);
   TC_CHECK(ok, Index, "The shape of the mask ", shape_str(mask_in.sizes()),
            " does not match the shape of the indexed tensor ", shape_str(x_in.sizes()));
+  check_same_device(x_in, mask_in, "masked_select");
   Tensor x = contiguous(x_in);
   Tensor mask = contiguous(to_dtype(mask_in, ScalarType::Bool));
   int64_t rows = mask.numel(), inner = rows ? x.numel() / rows : 0;
-  Chunks ch(rows, rows * std::max<int64_t>(inner, 1));
-  std::vector<int64_t> starts(ch.n + 1, 0);
-  const bool* m = mask.data_as<bool>();
-  auto count = find_kernel<NonzeroFn>(Op::nonzero, x.device(), ScalarType::Bool);
-  Shape flat{rows};
-#pragma omp parallel for num_threads(ch.n) schedule(static, 1)
-  for (int c = 0; c < ch.n; c++) {
-    int64_t b = std::min(rows, c * ch.size), e = std::min(rows, b + ch.size);
-    starts[c + 1] = count(reinterpret_cast<const char*>(m), b, e, flat, nullptr);
-  }
-  for (int c = 0; c < ch.n; c++) starts[c + 1] += starts[c];
-  Shape shape{starts[ch.n]};
+  auto write = find_kernel<MaskRowsFn>(Op::masked_select, x.device(), x.dtype());
+  CountPlan plan;
+  find_kernel<CountNonzeroFn>(Op::count_nonzero, x.device(), ScalarType::Bool)(
+      mask, rows * std::max<int64_t>(inner, 1), plan);
+  Shape shape{plan.total()};
   for (int64_t d = k; d < x.dim(); d++) shape.push_back(x.size(d));
   Tensor out = empty(shape, x.dtype(), x.device());
-  if (out.numel() == 0) return out;
-  find_kernel<MaskRowsFn>(Op::masked_select, x.device(), x.dtype())(x.data(), m, rows, inner,
-                                                                    out.data(), starts.data(), ch);
+  if (out.numel() > 0) write(x, mask, inner, plan, out);
   return out;
 }
 
 Tensor nonzero(const Tensor& x_in) {
   Tensor x = contiguous(x_in);
-  int64_t total = x.numel(), nd = x.dim();
-  TC_CHECK(nd <= 16, Runtime, "nonzero(): at most 16 dims are supported (got ", nd, ")");
-  Chunks ch(total, total);
-  std::vector<int64_t> starts(ch.n + 1, 0);
-  auto kernel = find_kernel<NonzeroFn>(Op::nonzero, x.device(), x.dtype());
-#pragma omp parallel for num_threads(ch.n) schedule(static, 1)
-  for (int c = 0; c < ch.n; c++) {
-    int64_t b = std::min(total, c * ch.size), e = std::min(total, b + ch.size);
-    starts[c + 1] = kernel(x.data(), b, e, x.sizes(), nullptr);
-  }
-  for (int c = 0; c < ch.n; c++) starts[c + 1] += starts[c];
-  Tensor out = empty({starts[ch.n], nd}, ScalarType::Long, x.device());
-  int64_t* o = out.data_as<int64_t>();
-#pragma omp parallel for num_threads(ch.n) schedule(static, 1)
-  for (int c = 0; c < ch.n; c++) {
-    int64_t b = std::min(total, c * ch.size), e = std::min(total, b + ch.size);
-    if (b < e) kernel(x.data(), b, e, x.sizes(), o + starts[c] * nd);
-  }
+  TC_CHECK(x.dim() <= 16, Runtime, "nonzero(): at most 16 dims are supported (got ", x.dim(), ")");
+  auto write = find_kernel<NonzeroFn>(Op::nonzero, x.device(), x.dtype());
+  CountPlan plan;
+  find_kernel<CountNonzeroFn>(Op::count_nonzero, x.device(), x.dtype())(x, x.numel(), plan);
+  Tensor out = empty({plan.total(), x.dim()}, ScalarType::Long, x.device());
+  if (out.numel() > 0) write(x, plan, out);
   return out;
 }
 
@@ -414,27 +422,24 @@ Tensor index_select(const Tensor& x_in, int64_t dim, const Tensor& index) {
            "index_select(): Expected dtype int32/int64 for index, got ", dtype_name(index.dtype()));
   Tensor x = x_in.dim() == 0 ? view(x_in, {1}) : contiguous(x_in);
   dim = wrap_dim(dim, x.dim(), "index_select");
+  check_same_device(x_in, index, "index_select");
   Tensor idx = long_contiguous(index, "index_select");
-  int64_t n = x.size(dim), k = idx.numel();
-  const int64_t* id = idx.data_as<int64_t>();
-  for (int64_t j = 0; j < k; j++)
-    TC_CHECK(id[j] >= 0 && id[j] < n, Index, "index_select(): index ", id[j],
-             " is out of range for dimension ", dim, " with size ", n);
   Shape shape = x.sizes();
-  shape[dim] = k;
+  shape[dim] = idx.numel();
   Tensor out = empty(shape, x.dtype(), x.device());
+  BadIndex bad;
+  if (out.numel() > 0)
+    find_kernel<IndexSelectFn>(Op::index_select, x.device(), x.dtype())(x, dim, idx, out, bad);
+  TC_CHECK(!bad.seen, Index, "index_select(): index ", bad.value, " is out of range for dimension ",
+           dim, " with size ", x.size(dim));
   if (out.numel() == 0) return x_in.dim() == 0 ? view(out, {}) : out;
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < dim; d++) outer *= x.size(d);
-  for (int64_t d = dim + 1; d < x.dim(); d++) inner *= x.size(d);
-  find_kernel<IndexSelectFn>(Op::index_select, x.device(), x.dtype())(x.data(), id, outer, n, k,
-                                                                      inner, out.data());
   return x_in.dim() == 0 && index.dim() == 0 ? view(out, {}) : out;
 }
 
 Tensor gather(const Tensor& x_in, int64_t dim, const Tensor& index) {
   TC_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int, Runtime,
            "gather(): Expected dtype int32/int64 for index, got ", dtype_name(index.dtype()));
+  check_same_device(x_in, index, "gather");
   Tensor x = x_in.dim() == 0 ? view(x_in, {1}) : x_in;
   Tensor idx = to_dtype(index.dim() == 0 ? view(index, {1}) : index, ScalarType::Long);
   dim = wrap_dim(dim, x.dim(), "gather");
@@ -458,6 +463,7 @@ Tensor gather(const Tensor& x_in, int64_t dim, const Tensor& index) {
 
 Tensor searchsorted(const Tensor& seq_in, const Tensor& values_in, bool right, bool out_int32) {
   TC_CHECK(seq_in.dim() >= 1, Runtime, "searchsorted(): sorted_sequence must have at least 1 dim");
+  check_same_device(seq_in, values_in, "searchsorted");
   ScalarType ct = promote_types(seq_in.dtype(), values_in.dtype());
   Tensor seq = contiguous(to_dtype(seq_in, ct)), values = contiguous(to_dtype(values_in, ct));
   if (seq.dim() > 1) {
@@ -467,7 +473,7 @@ Tensor searchsorted(const Tensor& seq_in, const Tensor& values_in, bool right, b
              " and input value ", shape_str(values_in.sizes()),
              " must have the same leading dimensions");
   }
-  Tensor out = empty(values.sizes(), out_int32 ? ScalarType::Int : ScalarType::Long);
+  Tensor out = empty(values.sizes(), out_int32 ? ScalarType::Int : ScalarType::Long, seq.device());
   if (out.numel() == 0) return out;
   if (seq.size(seq.dim() - 1) == 0) {
     fill_(out, Scalar::from_int(0));
@@ -483,7 +489,10 @@ void register_index_kernels() {
   reg_each<TC_ALL, TC_COMPLEX>(Op::take, TC_KERNEL(take_kernel));
   reg_each<TC_ALL, TC_COMPLEX>(Op::index_put, TC_KERNEL(put_kernel));
   reg_each<TC_ALL, TC_COMPLEX>(Op::masked_select, TC_KERNEL(mask_rows_kernel));
+  reg_each<TC_ALL, TC_COMPLEX>(Op::count_nonzero, TC_KERNEL(count_nonzero_kernel));
   reg_each<TC_ALL, TC_COMPLEX>(Op::nonzero, TC_KERNEL(nonzero_kernel));
+  register_kernel(Op::index_offsets, DeviceType::CPU, ScalarType::Long,
+                  reinterpret_cast<void*>(&index_offsets_kernel));
   reg_each<TC_ALL, TC_COMPLEX>(Op::index_select, TC_KERNEL(index_select_kernel));
   reg_each<TC_ALL, TC_COMPLEX>(Op::gather, TC_KERNEL(gather_kernel));
   reg_each<TC_ALL>(Op::searchsorted, TC_KERNEL(search_kernel));  // needs ordered values

@@ -105,7 +105,14 @@ ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor
   it.ntensors = n + 1;
 
   Shape shape = ins[0].sizes();
+  // The device of the first operand that is not a CPU number: a 0-dim CPU tensor (a wrapped
+  // Python number) may join tensors of any device, as in PyTorch.
   Device device = ins[0].device();
+  for (int i = 0; i < n; i++)
+    if (ins[i].dim() > 0 || ins[i].device().type != DeviceType::CPU) {
+      device = ins[i].device();
+      break;
+    }
   for (int i = 1; i < n; i++) {
     if (ins[i].sizes() != shape && n > 2) {
       try {
@@ -119,9 +126,10 @@ ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor
     } else if (ins[i].sizes() != shape) {
       shape = broadcast_shapes(shape, ins[i].sizes(), name);
     }
-    TC_CHECK(ins[i].device() == device || ins[i].dim() == 0, Runtime, name,
-             ": expected all tensors to be on the same device, but found ", device.str(), " and ",
-             ins[i].device().str());
+    TC_CHECK(
+        ins[i].device() == device || (ins[i].dim() == 0 && ins[i].device().type == DeviceType::CPU),
+        Runtime, name, ": expected all tensors to be on the same device, but found ", device.str(),
+        " and ", ins[i].device().str());
   }
 
   // `where` keeps its bool condition out of promotion
@@ -333,6 +341,12 @@ void copy_(const Tensor& dst, const Tensor& src_in) {
     src = expand(src, dst.sizes());
   }
   if (dst.numel() == 0) return;
+  // A CPU number may go anywhere; other copies between devices are each backend's own kernel.
+  bool cpu_scalar = src.dim() == 0 && src.device().type == DeviceType::CPU;
+  TC_CHECK(src.device().type == dst.device().type || cpu_scalar, NotImplemented,
+           "copy_: copying from ", src.device().str(), " to ", dst.device().str(),
+           " is not implemented",
+           src.device().type == DeviceType::Meta ? " (a meta tensor has no data)" : "");
   check_no_internal_overlap(dst, "copy_");
   if (may_overlap(dst, src)) {
     if (src.data() == dst.data() && src.strides() == dst.strides() && src.dtype() == dst.dtype())

@@ -34,9 +34,11 @@ Device to_device_arg(py::handle h) {
     d.type = DeviceType::CPU;
   else if (type == "cuda")
     d.type = DeviceType::CUDA;
+  else if (type == "meta")
+    d.type = DeviceType::Meta;
   else
     fail(ErrorKind::Runtime,
-         "Expected one of cpu, cuda device type at start of device string: ", s);
+         "Expected one of cpu, cuda, meta device type at start of device string: ", s);
   if (s.find(':') != std::string::npos) {
     std::string idx = s.substr(s.find(':') + 1);
     TC_CHECK(!idx.empty() && idx.find_first_not_of("0123456789") == std::string::npos, Runtime,
@@ -167,6 +169,7 @@ PYBIND11_MODULE(_C, m) {
   m.doc() = "The compiled tensor core of torch (C++): storage, tensors, dispatch table, kernels.";
   m.attr("__version__") = TORCH_VERSION;
   register_cpu_kernels();
+  register_meta_device();
 
   // Errors: the kind decides the Python exception type; the message already names op/shapes.
   py::register_exception_translator([](std::exception_ptr p) {
@@ -251,8 +254,7 @@ PYBIND11_MODULE(_C, m) {
         d.index = index;
         return d;
       }))
-      .def_property_readonly(
-          "type", [](const Device& d) { return d.type == DeviceType::CPU ? "cpu" : "cuda"; })
+      .def_property_readonly("type", [](const Device& d) { return device_type_name(d.type); })
       .def_property_readonly("index",
                              [](const Device& d) -> py::object {
                                return d.index < 0 ? py::none() : py::object(py::int_(d.index));
@@ -260,8 +262,7 @@ PYBIND11_MODULE(_C, m) {
       .def("__str__", &Device::str)
       .def("__repr__",
            [](const Device& d) {
-             std::string r =
-                 std::string("device(type='") + (d.type == DeviceType::CPU ? "cpu" : "cuda") + "'";
+             std::string r = std::string("device(type='") + device_type_name(d.type) + "'";
              return d.index >= 0 ? r + ", index=" + std::to_string(d.index) + ")" : r + ")";
            })
       .def("__eq__",

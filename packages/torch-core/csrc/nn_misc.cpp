@@ -86,13 +86,14 @@ void dropout_mask_cpu(const Tensor& mask, uint64_t seed, double p, double keep) 
 
 }  // namespace
 
-Tensor dropout_mask(const Shape& shape, double p, ScalarType dtype, bool scale, Generator* g) {
+Tensor dropout_mask(const Shape& shape, double p, ScalarType dtype, bool scale, Generator* g,
+                    Device device) {
   const char* op = "dropout";
   TC_CHECK(p >= 0 && p <= 1, Value, op,
            "(): dropout probability has to be between 0 and 1, but got ", p);
   TC_CHECK(dtype == ScalarType::Float || dtype == ScalarType::Double, Type, op,
            "(): expected a float32 or float64 input, got ", dtype_name(dtype));
-  Tensor m = empty(shape, dtype);
+  Tensor m = empty(shape, dtype, device);
   Generator& gen = g ? *g : default_generator();
   uint64_t seed = gen.next();
   double keep = scale ? (p < 1 ? 1.0 / (1.0 - p) : 0.0) : 1.0;

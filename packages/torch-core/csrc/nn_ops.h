@@ -119,7 +119,8 @@ NormResult batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& w
 // weight rows at indices (any shape): (*indices.shape, D)
 Tensor embedding(const Tensor& weight, const Tensor& indices);
 // 0 with probability p, else 1/(1-p) (or 1 when !scale), drawn from g
-Tensor dropout_mask(const Shape& shape, double p, ScalarType dtype, bool scale, Generator* g);
+Tensor dropout_mask(const Shape& shape, double p, ScalarType dtype, bool scale, Generator* g,
+                    Device device);
 // Adam's step on contiguous tensors of one shape, in place: m, v (and max v if defined)
 // updated with betas, then p -= step_size * m / (sqrt(v or max v) + eps)
 void adam_update(const Tensor& p, const Tensor& grad, const Tensor& exp_avg,

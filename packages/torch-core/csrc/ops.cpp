@@ -128,6 +128,8 @@ void fill_(const Tensor& t, const Scalar& v) {
 
 Tensor on_host(const Tensor& t) {
   if (t.device().type == DeviceType::CPU) return t;
+  TC_CHECK(t.device().type != DeviceType::Meta, NotImplemented,
+           "Cannot copy out of meta tensor; no data!");
   Tensor host = empty(t.sizes(), t.dtype());
   find_kernel<ToHostFn>(Op::to_host, t.device(), t.dtype())(t, host);
   return host;

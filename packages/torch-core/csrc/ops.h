@@ -82,6 +82,7 @@ Tensor fft_r2c(const Tensor& x, const Shape& dims, bool forward, double scale); 
 Tensor fft_c2r(const Tensor& x, const Shape& dims, int64_t last_size, bool forward, double scale);
 
 void register_cpu_kernels();  // all CPU kernels
+void register_meta_device();  // meta.cpp: the meta device's allocator and kernels
 
 // t itself when it is on the CPU; else a contiguous CPU copy made by its device's to_host
 // kernel (ToHostFn): what item() and tolist() read.

@@ -16,6 +16,8 @@ static Generator& gen_or_default(Generator* g) { return g ? *g : default_generat
 // Fill t element by element (in row-major order) with values from `draw`.
 template <class F>
 static void fill_with(const Tensor& t, F draw) {
+  if (t.device().type == DeviceType::Meta) return;  // no values to draw
+  check_cpu(t, "random sampling");
   Tensor c = t.is_contiguous() ? t : empty_like(t);
   visit_dtype(c.dtype(), [&](auto v) {
     using T = decltype(v);
@@ -87,6 +89,8 @@ void random_(const Tensor& t, int64_t low, int64_t high, Generator* gp) {
 }
 
 void bernoulli_(const Tensor& t, const Tensor& p_in, Generator* gp) {
+  check_cpu(t, "bernoulli_");
+  check_cpu(p_in, "bernoulli_");
   Tensor p = contiguous(to_dtype(expand(p_in, t.sizes()), ScalarType::Double));
   const double* pp = p.data_as<double>();
   int64_t n = p.numel();
@@ -125,6 +129,7 @@ Tensor multinomial(const Tensor& probs, int64_t n, bool replacement, Generator* 
   TC_CHECK(is_floating(probs.dtype()), Runtime,
            "multinomial: expected a floating-point tensor, got ", dtype_name(probs.dtype()));
   TC_CHECK(n > 0, Runtime, "multinomial: cannot sample n_sample <= 0 samples");
+  check_cpu(probs, "multinomial");
   Tensor p =
       contiguous(to_dtype(probs.dim() == 1 ? unsqueeze(probs, 0) : probs, ScalarType::Double));
   int64_t rows = p.size(0), k = p.size(1);

@@ -338,7 +338,8 @@ Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, int64_t dim) {
   dim = wrap_dim(dim, x.dim(), "repeat_interleave", &x.sizes());
   Tensor src = x.dim() == 0 ? reshape(x, {1}) : x;
   int64_t n = src.size(dim);
-  Tensor reps = contiguous(to_dtype(repeats, ScalarType::Long));
+  // the repeats decide the output's size: read on the host (a copy for other devices)
+  Tensor reps = contiguous(to_dtype(on_host(repeats), ScalarType::Long));
   if (reps.numel() == 1 && n != 1) reps = contiguous(expand(reshape(reps, {1}), {n}));
   TC_CHECK(reps.numel() == n, Runtime,
            "repeat_interleave: repeats must have the same size as input along dim, but got "

@@ -18,8 +18,20 @@ std::string shape_str(const Shape& s) {
   return r + (s.size() == 1 ? ",)" : ")");
 }
 
+const char* device_type_name(DeviceType t) {
+  switch (t) {
+    case DeviceType::CPU:
+      return "cpu";
+    case DeviceType::CUDA:
+      return "cuda";
+    case DeviceType::Meta:
+      return "meta";
+  }
+  return "?";
+}
+
 std::string Device::str() const {
-  std::string r = type == DeviceType::CPU ? "cpu" : "cuda";
+  std::string r = device_type_name(type);
   return index >= 0 ? r + ":" + std::to_string(index) : r;
 }
 
@@ -156,7 +168,7 @@ struct CPUAllocator : Allocator {
   }
 };
 CPUAllocator g_cpu_allocator;
-Allocator* g_allocators[kNumDevices] = {&g_cpu_allocator, nullptr};
+Allocator* g_allocators[kNumDevices] = {&g_cpu_allocator, nullptr, nullptr};  // meta: meta.cpp
 }  // namespace
 
 Allocator* get_allocator(DeviceType d) {
@@ -188,6 +200,11 @@ static int64_t checked_numel(const Shape& sizes, const char* op) {
 static thread_local bool t_inference_mode = false;
 bool inference_mode() { return t_inference_mode; }
 void set_inference_mode(bool on) { t_inference_mode = on; }
+void check_cpu(const Tensor& t, const char* op) {
+  TC_CHECK(t.device().type == DeviceType::CPU, NotImplemented, op,
+           ": not implemented for tensors on ", t.device().str(), " (it runs on the CPU only)");
+}
+
 void check_not_inference(const Tensor& t, const char* op) {
   TC_CHECK(!t.impl()->inference || t_inference_mode, Runtime, op,
            ": Inplace update to inference tensor outside InferenceMode is not allowed. You can "

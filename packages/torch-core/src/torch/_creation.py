@@ -95,7 +95,7 @@ def _finish(t, requires_grad=False, device=None):
 def _check_backend(device):
     """A device this build has no backend for (cuda, until its backend registers) raises
     torch.cuda's clear error ("Torch not compiled with CUDA enabled ...")."""
-    if device is not None and _C.device(device).type != "cpu":
+    if device is not None and _C.device(device).type not in ("cpu", "meta"):
         from torch.cuda import _unavailable
 
         raise _unavailable(f"create a tensor on {_C.device(device)}")
@@ -241,7 +241,9 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
 def _like(input, dtype, device, requires_grad, value=None):
     if value is None:
         return _empty(input.shape, dtype or input.dtype, device or input.device)
-    return _finish(_C._full(input.shape, value, dtype or input.dtype), False, device)
+    return _finish(
+        _C._full(input.shape, value, dtype or input.dtype), False, device or input.device
+    )
 
 
 def empty_like(

@@ -55,11 +55,13 @@ def _grid(shape, dim, index):
         else:
             view = [1] * len(shape)
             view[d] = n
-            coords.append(torch.arange(n).reshape(view))
+            coords.append(torch.arange(n, device=index.device).reshape(view))
     return coords
 
 
 def _offsets(t, coords):
+    if not coords:  # a 0-d t: its one element
+        return torch.zeros((), dtype=torch.int64, device=t.device)
     return _C._index_offsets(coords, list(t.shape), list(t.stride()), list(range(t.dim())))
 
 
@@ -415,7 +417,7 @@ def bincount(input, weights=None, minlength=0):
                 "bincount(): weights should be 1-d and have the same length as input"
             )
         dtype = weights.dtype if weights.dtype.is_floating_point else torch.float64
-    result = torch.zeros(n, dtype=dtype)
+    result = torch.zeros(n, dtype=dtype, device=input.device)
     if input.numel():
         _C._put_rows(result, _origin(result), input.to(torch.int64), weights.to(dtype), _ADD)
     return result

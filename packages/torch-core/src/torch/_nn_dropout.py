@@ -57,7 +57,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if not training or p == 0.0 or input.numel() == 0:
         return input
     md = _dropout_input(input, op)
-    mask = _C._dropout_mask(builtins.list(input.shape), p, md, True, None).to(input.dtype)
+    mask = _C._dropout_mask(builtins.list(input.shape), p, md, True, None, input.device).to(
+        input.dtype
+    )
     return _apply_mask(input, mask, inplace)
 
 
@@ -104,7 +106,7 @@ def _feature_dropout(input, p, training, inplace, op, dims):
     lead = 2 if batched and nd >= 2 else 1
     shape = builtins.list(input.shape[:lead]) + [1] * (nd - lead)
     md = _dropout_input(input, op)
-    mask = _C._dropout_mask(shape, p, md, True, None).to(input.dtype)
+    mask = _C._dropout_mask(shape, p, md, True, None, input.device).to(input.dtype)
     return _apply_mask(input, mask, inplace)
 
 
@@ -137,7 +139,9 @@ def _alpha_dropout(input, p, training, inplace, op, feature):
     shape = builtins.list(input.shape)
     if feature:
         shape = shape[:2] + [1] * (len(shape) - 2)
-    keep = _C._dropout_mask(shape, p, _dropout_input(input, op), False, None).to(input.dtype)
+    keep = _C._dropout_mask(shape, p, _dropout_input(input, op), False, None, input.device).to(
+        input.dtype
+    )
     a = ((1 - p) * (1 + p * _SELU_ALPHA_PRIME**2)) ** -0.5
     b = -a * _SELU_ALPHA_PRIME * p
     scale = keep * a
@@ -186,7 +190,7 @@ def feature_dropout(input, p=0.5, train=True, inplace=False):
         return input
     shape = builtins.list(input.shape[:2]) + [1] * (input.dim() - 2)
     md = _dropout_input(input, op)
-    mask = _C._dropout_mask(shape, p, md, True, None).to(input.dtype)
+    mask = _C._dropout_mask(shape, p, md, True, None, input.device).to(input.dtype)
     return _apply_mask(input, mask, inplace)
 
 

@@ -302,7 +302,7 @@ def _repeat(self, *sizes, repeats=None):
     for i in range(len(shape) - 1, -1, -1):  # [s0, s1] -> [1, s0, 1, s1]
         x = x.unsqueeze(i)
     expanded = [v for r, s in zip(reps, shape) for v in (r, s)]
-    result = _C.empty([r * s for r, s in zip(reps, shape)], self.dtype)
+    result = _C.empty([r * s for r, s in zip(reps, shape)], self.dtype, self.device)
     result.view(expanded).copy_(x.expand(*expanded))  # always a copy, as in PyTorch
     return result
 
@@ -426,7 +426,7 @@ def diag(input, diagonal=0, *, out=None):
     of that diagonal."""
     if input.dim() == 1:
         n = input.shape[0] + builtins.abs(diagonal)
-        result = _C.empty((n, n), input.dtype)
+        result = _C.empty((n, n), input.dtype, input.device)
         result.zero_()
         result.diagonal(diagonal).copy_(input)
     elif input.dim() == 2:

@@ -92,12 +92,12 @@ def _mT(self):
 
 tensor_method(property(_mT), "mT")
 
-# Every tensor is a dense CPU tensor: the other layouts and backends are never it.
+# Every tensor is dense; is_cpu, is_cuda and is_meta come from the core.
 tensor_method(
     property(lambda self: _dtypes.strided, doc="torch.strided: dense, with strides."), "layout"
 )
 for _name in (
-    "is_xpu", "is_mps", "is_sparse", "is_sparse_csr", "is_meta", "is_quantized", "is_mkldnn",
+    "is_xpu", "is_mps", "is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn",
     "is_nested", "is_vulkan", "is_xla", "is_ipu", "is_maia", "is_mtia",
 ):  # fmt: skip
     tensor_method(property(lambda self: False, doc="False: no tensor here is one."), _name)
@@ -346,16 +346,21 @@ def to(self, *args, **kwargs):
     nothing changes (unless ``copy=True``)."""
     dtype, device = _parse_to(args, kwargs)
     copy = kwargs.get("copy", False)
-    if device is not None and _C.device(device).type != self.device.type:  # cpu:0 is the cpu
-        from torch.cuda import _unavailable
+    target = None if device is None else _C.device(device).type
+    if target is None or target == self.device.type:  # cpu:0 is the cpu
+        return self._to_dtype(dtype or self.dtype, copy)
+    if target == "meta":  # the shape and dtype, without the data
+        return _C.empty(self.shape, dtype or self.dtype, "meta")
+    if self.is_meta:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    from torch.cuda import _unavailable
 
-        raise _unavailable(f"move a tensor to {_C.device(device)}")
-    return self._to_dtype(dtype or self.dtype, copy)
+    raise _unavailable(f"move a tensor to {_C.device(device)}")
 
 
 @tensor_method
 def cpu(self, memory_format=None):
-    return self
+    return self.to("cpu")
 
 
 @tensor_method

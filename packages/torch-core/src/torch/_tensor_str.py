@@ -97,7 +97,12 @@ def _default_for_kind(dtype):
 def tensor_repr(t):
     prefix = "tensor("
     suffixes = []
-    if t.numel() == 0:
+    if t.is_meta:  # shapes and dtypes, no values
+        suffixes.append(f"size={tuple(t.shape)}")
+        if t.dtype != _C.get_default_dtype():
+            suffixes.append(f"dtype={t.dtype}")
+        body = "..."
+    elif t.numel() == 0:
         body = "[]"
         if t.dim() != 1:
             suffixes.append(f"size={tuple(t.shape)}")

@@ -153,7 +153,7 @@ def _solve_ex_core(A, B):
 
 def _eye_like(A):
     n = A.shape[-1]
-    return torch.eye(n, dtype=A.dtype).expand(*A.shape)
+    return torch.eye(n, dtype=A.dtype, device=A.device).expand(*A.shape)
 
 
 def _batch_broadcast(*shapes):

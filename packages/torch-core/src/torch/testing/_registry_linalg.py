@@ -21,7 +21,7 @@ RECT = [on(T((5, 3))), on(T((3, 5))), on(T((2, 4, 3))), on(T((4, 4), "t")), on(T
 def _eye(a, n):
     if isinstance(a, np.ndarray):
         return np.eye(n)
-    return torch.eye(n, dtype=a.dtype)
+    return torch.eye(n, dtype=a.dtype, device=a.device)
 
 
 def _wc(a):
@@ -40,7 +40,9 @@ def _tri(a, upper):
     a = _wc(a)
     ones = np.ones(a.shape[-2:])
     mask = np.triu(ones) if upper else np.tril(ones)
-    return a * (mask if isinstance(a, np.ndarray) else torch.tensor(mask, dtype=a.dtype))
+    return a * (
+        mask if isinstance(a, np.ndarray) else torch.tensor(mask, dtype=a.dtype).to(a.device)
+    )
 
 
 def _sym(a):

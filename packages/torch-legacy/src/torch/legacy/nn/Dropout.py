@@ -22,7 +22,9 @@ class Dropout(Module):
     def updateOutput(self, input):
         _check_input(self, input)
         if self.train and self.p > 0:
-            self.noise = _C._dropout_mask(list(input.shape), float(self.p), input.dtype, True, None)
+            self.noise = _C._dropout_mask(
+                list(input.shape), float(self.p), input.dtype, True, None, input.device
+            )
             self.output = input.mul_(self.noise) if self.inplace else input * self.noise
         else:
             self.output = input

@@ -25,7 +25,9 @@ class SpatialDropout(Module):
         if self.train:
             lead = 2 if input.dim() == 4 else 1
             shape = list(input.shape[:lead]) + [1] * (input.dim() - lead)
-            self.noise = _C._dropout_mask(shape, float(self.p), input.dtype, False, None)
+            self.noise = _C._dropout_mask(
+                shape, float(self.p), input.dtype, False, None, input.device
+            )
             self.output = input * self.noise
         else:
             self.output = input * (1 - self.p)

@@ -1,0 +1,44 @@
+// meta.cpp — the meta device: tensors with a shape, strides and dtype but no memory.
+//
+// Its kernels do nothing, so an op whose C++ front end only checks arguments, computes the
+// output's shape and allocates it runs on meta tensors: shape and dtype inference without
+// computing anything (elementwise ops, reductions, matrix products, views). Every other op
+// finds no meta kernel in the table and raises NotImplementedError naming the device, which
+// is how a test proves that no op path reads tensor memory behind the dispatch table.
+#include "ops.h"
+
+namespace tc {
+
+namespace {
+
+struct MetaAllocator : Allocator {
+  StoragePtr allocate(size_t nbytes) override {
+    auto s = std::make_shared<Storage>();  // data stays null: nothing may read it
+    s->nbytes = nbytes;
+    return s;
+  }
+};
+MetaAllocator g_meta_allocator;
+
+void elementwise_nothing(ElementwiseIter&) {}
+void reduce_nothing(ReduceIter&) {}
+void gemm_nothing(const GemmArgs&) {}
+
+void register_all_dtypes(Op op, void* fn) {
+  for (int t = 0; t < kNumDTypes; t++) register_kernel(op, DeviceType::Meta, ScalarType(t), fn);
+}
+
+}  // namespace
+
+void register_meta_device() {
+  set_allocator(DeviceType::Meta, &g_meta_allocator);
+  // elementwise ops are listed first in TC_FORALL_OPS, up to copy and fill
+  static_assert(int(Op::exp) == 0 && int(Op::fill) + 1 == int(Op::to_host));
+  for (int op = 0; op <= int(Op::fill); op++)
+    register_all_dtypes(Op(op), reinterpret_cast<void*>(&elementwise_nothing));
+  for (int op = int(Op::sum); op <= int(Op::argmin); op++)
+    register_all_dtypes(Op(op), reinterpret_cast<void*>(&reduce_nothing));
+  register_all_dtypes(Op::gemm, reinterpret_cast<void*>(&gemm_nothing));
+}
+
+}  // namespace tc
