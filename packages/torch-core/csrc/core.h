@@ -425,9 +425,6 @@ class Tensor {
 bool inference_mode();  // Note [Inference tensors]
 void set_inference_mode(bool on);
 void check_not_inference(const Tensor& t, const char* op);  // raises for in-place writes
-// Front ends that still compute on the host without a kernel from the dispatch table (random
-// sampling, complex parts, FFTs) take CPU tensors only; others raise NotImplementedError.
-void check_cpu(const Tensor& t, const char* op);
 Shape contiguous_strides(const Shape& sizes);
 int64_t wrap_dim(int64_t d, int64_t ndim, const char* op,
                  const Shape* shape = nullptr);  // negative dims; IndexError

@@ -46,6 +46,12 @@ namespace tc {
   /* reductions */                                                                         \
   X(sum, reduce) X(prod, reduce) X(amax, reduce) X(amin, reduce) X(all, reduce)            \
   X(any, reduce) X(argmax, reduce) X(argmin, reduce)                                       \
+  /* random sampling (random.cpp) */                                                    \
+  X(uniform, random) X(normal, random) X(random_int, random) X(bernoulli, random)          \
+  X(multinomial, random)                                                                  \
+  /* complex parts and FFTs (complex.cpp) */                                              \
+  X(complex_abs, complex) X(complex_angle, complex) X(fft_c2c, complex)                    \
+  X(fft_r2c, complex) X(fft_c2r, complex)                                                  \
   /* matrix products */                                                                    \
   X(gemm, blas)                                                                            \
   /* indexing (index.cpp) */                                                               \

@@ -43,6 +43,12 @@ class ElementwiseIter {
   ScalarType compute_dtype() const { return compute_dtype_; }
   Device result_device() const { return out_.device(); }
   int64_t numel() const { return numel_; }
+  // The geometry a kernel of any device walks: operand k (0 = the output) starts at data(k)
+  // and steps strides(k)[d] bytes along dim d of shape(); dims are merged where they can be
+  // and ordered fastest first. for_each is the CPU's walk over it.
+  const Shape& shape() const { return shape_; }
+  const SmallVec<int64_t>& strides(int k) const { return strides_[k]; }
+  char* data(int k) const { return base_[k]; }
   Tensor result();  // the output (copied into the user's out= when dtypes differ)
   Scalar args[2];   // extra scalar arguments (alpha, value, ...)
   int ntensors = 0;

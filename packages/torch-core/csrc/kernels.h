@@ -175,11 +175,13 @@ void register_unary_kernels();
 void register_binary_kernels();
 void register_misc_kernels();
 void register_reduce_kernels();
-void register_index_kernels();   // index.cpp
-void register_shape_kernels();   // shape.cpp
-void register_sort_kernels();    // sort.cpp
-void register_linalg_kernels();  // linalg.cpp
-void register_blas_kernels();    // blas.cpp
-void register_nn_kernels();      // nn_*.cpp and conv.cpp
+void register_index_kernels();    // index.cpp
+void register_shape_kernels();    // shape.cpp
+void register_sort_kernels();     // sort.cpp
+void register_linalg_kernels();   // linalg.cpp
+void register_blas_kernels();     // blas.cpp
+void register_nn_kernels();       // nn_*.cpp and conv.cpp
+void register_random_kernels();   // random.cpp
+void register_complex_kernels();  // complex.cpp
 
 }  // namespace tc

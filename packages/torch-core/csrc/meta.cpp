@@ -2,9 +2,9 @@
 //
 // Its kernels do nothing, so an op whose C++ front end only checks arguments, computes the
 // output's shape and allocates it runs on meta tensors: shape and dtype inference without
-// computing anything (elementwise ops, reductions, matrix products, views). Every other op
-// finds no meta kernel in the table and raises NotImplementedError naming the device, which
-// is how a test proves that no op path reads tensor memory behind the dispatch table.
+// computing anything (elementwise ops, reductions, matrix products, views, random sampling).
+// Every other op finds no meta kernel in the table and raises NotImplementedError naming the
+// device, which is how a test proves that no op path reads tensor memory behind the dispatch table.
 #include "ops.h"
 
 namespace tc {
@@ -23,6 +23,8 @@ MetaAllocator g_meta_allocator;
 void elementwise_nothing(ElementwiseIter&) {}
 void reduce_nothing(ReduceIter&) {}
 void gemm_nothing(const GemmArgs&) {}
+void sample_nothing(const Tensor&, Generator&, const RandomArgs&) {}
+void multinomial_nothing(const Tensor&, int64_t, bool, Generator&, const Tensor&) {}
 
 void register_all_dtypes(Op op, void* fn) {
   for (int t = 0; t < kNumDTypes; t++) register_kernel(op, DeviceType::Meta, ScalarType(t), fn);
@@ -39,6 +41,9 @@ void register_meta_device() {
   for (int op = int(Op::sum); op <= int(Op::argmin); op++)
     register_all_dtypes(Op(op), reinterpret_cast<void*>(&reduce_nothing));
   register_all_dtypes(Op::gemm, reinterpret_cast<void*>(&gemm_nothing));
+  for (Op op : {Op::uniform, Op::normal, Op::random_int, Op::bernoulli})
+    register_all_dtypes(op, reinterpret_cast<void*>(&sample_nothing));
+  register_all_dtypes(Op::multinomial, reinterpret_cast<void*>(&multinomial_nothing));
 }
 
 }  // namespace tc

@@ -21,7 +21,9 @@ enum Kind {
   scan,
   order,
   linalg,
-  nn
+  nn,
+  random,
+  complex
 };
 }  // namespace group
 
@@ -146,6 +148,8 @@ void register_cpu_kernels() {
   register_linalg_kernels();
   register_blas_kernels();
   register_nn_kernels();
+  register_random_kernels();
+  register_complex_kernels();
 }
 
 }  // namespace tc

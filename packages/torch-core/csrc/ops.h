@@ -64,6 +64,19 @@ void random_(const Tensor& t, int64_t low, int64_t high, Generator* g);  // [low
 void bernoulli_(const Tensor& t, const Tensor& p, Generator* g);         // p broadcast to t
 Tensor randperm(int64_t n, ScalarType dtype, Generator* g);
 Tensor multinomial(const Tensor& probs, int64_t n, bool replacement, Generator* g);
+// Kernel types of the samplers: fill t in row-major element order from g. uniform reads
+// (a, b) = (from, to), normal (mean, std), random_int [low, low + range), bernoulli p (t's
+// shape, float64, contiguous, on t's device).
+struct RandomArgs {
+  double a = 0, b = 0;
+  int64_t low = 0;
+  uint64_t range = 0;
+  Tensor p;
+};
+using RandomFn = void (*)(const Tensor& t, Generator& g, const RandomArgs& args);
+// out[r, s] = the s-th draw from the row r of p (float64, contiguous, checked by the kernel)
+using MultinomialFn = void (*)(const Tensor& p, int64_t n, bool replacement, Generator& g,
+                               const Tensor& out);
 
 // ---------------------------------------------------------------- factories (factory.cpp)
 Tensor arange(double start, double end, double step, ScalarType dtype);
@@ -77,6 +90,16 @@ Tensor complex_abs(const Tensor& t);      // |z|, real dtype
 Tensor complex_angle(const Tensor& t);    // arg z, real dtype
 Tensor complex_from_parts(const Tensor& real, const Tensor& imag);
 // FFTs over `dims` (pocketfft), scaled by `scale`; results are new contiguous tensors.
+// Kernel types of complex.cpp: modulus/argument of a contiguous complex z into out; an FFT of
+// `in` into `out` over `axes` (pocketfft on the CPU).
+using ComplexToRealFn = void (*)(const Tensor& z, const Tensor& out);
+struct FftArgs {
+  Tensor in, out;
+  std::vector<size_t> axes;
+  bool forward;
+  double scale;
+};
+using FftFn = void (*)(const FftArgs& args);
 Tensor fft_c2c(const Tensor& x, const Shape& dims, bool forward, double scale);
 Tensor fft_r2c(const Tensor& x, const Shape& dims, bool forward, double scale);  // onesided
 Tensor fft_c2r(const Tensor& x, const Shape& dims, int64_t last_size, bool forward, double scale);

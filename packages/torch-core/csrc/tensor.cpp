@@ -200,11 +200,6 @@ static int64_t checked_numel(const Shape& sizes, const char* op) {
 static thread_local bool t_inference_mode = false;
 bool inference_mode() { return t_inference_mode; }
 void set_inference_mode(bool on) { t_inference_mode = on; }
-void check_cpu(const Tensor& t, const char* op) {
-  TC_CHECK(t.device().type == DeviceType::CPU, NotImplemented, op,
-           ": not implemented for tensors on ", t.device().str(), " (it runs on the CPU only)");
-}
-
 void check_not_inference(const Tensor& t, const char* op) {
   TC_CHECK(!t.impl()->inference || t_inference_mode, Runtime, op,
            ": Inplace update to inference tensor outside InferenceMode is not allowed. You can "
