@@ -491,8 +491,7 @@ void register_index_kernels() {
   reg_each<TC_ALL, TC_COMPLEX>(Op::masked_select, TC_KERNEL(mask_rows_kernel));
   reg_each<TC_ALL, TC_COMPLEX>(Op::count_nonzero, TC_KERNEL(count_nonzero_kernel));
   reg_each<TC_ALL, TC_COMPLEX>(Op::nonzero, TC_KERNEL(nonzero_kernel));
-  register_kernel(Op::index_offsets, DeviceType::CPU, ScalarType::Long,
-                  reinterpret_cast<void*>(&index_offsets_kernel));
+  reg_each<int64_t>(Op::index_offsets, [](auto) { return (void*)&index_offsets_kernel; });
   reg_each<TC_ALL, TC_COMPLEX>(Op::index_select, TC_KERNEL(index_select_kernel));
   reg_each<TC_ALL, TC_COMPLEX>(Op::gather, TC_KERNEL(gather_kernel));
   reg_each<TC_ALL>(Op::searchsorted, TC_KERNEL(search_kernel));  // needs ordered values

@@ -67,6 +67,115 @@ inline void flag_kernel_error(KernelError e) {
   return x != x ? x : r;
 }
 
+// Bits of a float and back (vectorises: a register move).
+[[gnu::always_inline]] inline uint32_t float_bits(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  return u;
+}
+[[gnu::always_inline]] inline float bits_float(uint32_t u) {
+  float x;
+  std::memcpy(&x, &u, 4);
+  return x;
+}
+
+// log for float32, branch-free: x = 2^e m with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s)
+// with s = (m - 1) / (m + 1), |s| < 0.172, by its odd series to s^13 (truncation < 1e-10
+// relative); e ln2 is added in two parts. Subnormals are scaled by 2^23 first. Within 2 ulp
+// (tests/test_fast_transcendentals.py measures it); log(0) = -inf, log(<0) = NaN.
+[[gnu::always_inline]] inline float fast_logf(float x) {
+  const float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;
+  const bool sub = x < 1.17549435e-38f;
+  const uint32_t u = float_bits(sub ? x * 8388608.0f : x);
+  int e = int((u >> 23) & 0xff) - (sub ? 150 : 127);
+  float m = bits_float((u & 0x007fffffu) | 0x3f800000u);  // [1, 2)
+  const bool high = m > 1.41421356f;
+  m = high ? m * 0.5f : m;
+  e += high ? 1 : 0;
+  const float f = m - 1.0f, s = f / (2.0f + f), z = s * s;
+  float p = 2.0f / 13;
+  p = p * z + 2.0f / 11;
+  p = p * z + 2.0f / 9;
+  p = p * z + 2.0f / 7;
+  p = p * z + 2.0f / 5;
+  p = p * z + 2.0f / 3;
+  const float ef = float(e);
+  float r = ef * ln2_hi + (ef * ln2_lo + (f - s * (f - z * p)));  // 2s(1 + z p/2) = f - s(f - z p)
+  r = x == 0.0f ? -std::numeric_limits<float>::infinity() : r;
+  r = x == std::numeric_limits<float>::infinity() ? x : r;
+  return x < 0.0f || x != x ? std::numeric_limits<float>::quiet_NaN() : r;
+}
+
+// expm1 for float32: x = k ln2 + r, |r| <= ln2/2, expm1(x) = 2^k expm1(r) + (2^k - 1) with
+// expm1(r) by its Taylor series to r^9 (truncation < 1e-9 relative): no cancellation for
+// small x, within 3 ulp overall. Beyond 60 it is exp(x) (the -1 is lost), below -20 it is -1.
+[[gnu::always_inline]] inline float fast_expm1f(float x) {
+  const float log2e = 1.44269504f, ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;
+  const float xc = x < -20.0f ? -20.0f : (x > 60.0f ? 60.0f : x);
+  const float k = (xc * log2e + 12582912.0f) - 12582912.0f;  // round to nearest
+  const float r = (xc - k * ln2_hi) - k * ln2_lo;
+  float p = 1.0f / 362880;
+  p = p * r + 1.0f / 40320;
+  p = p * r + 1.0f / 5040;
+  p = p * r + 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  const float em1 = r + r * (r * p);
+  const float two_k = bits_float(uint32_t(int(k) + 127) << 23);
+  float y = two_k * em1 + (two_k - 1.0f);
+  y = x > 60.0f ? fast_expf(x) : y;
+  y = x < -20.0f ? -1.0f : y;
+  return x != x || x == 0.0f ? x : y;  // NaN, and -0.0 keeps its sign
+}
+
+// log1p for float32: log(u) x / (u - 1) with u = 1 + x, which cancels the rounding of u
+// (u == 1: x itself); within 3 ulp.
+[[gnu::always_inline]] inline float fast_log1pf(float x) {
+  const float u = 1.0f + x, d = u - 1.0f;
+  float r = fast_logf(u) * (x / (d == 0.0f ? 1.0f : d));
+  r = d == 0.0f ? x : r;
+  return x == std::numeric_limits<float>::infinity() ? x : r;
+}
+
+// erf for float32: |x| < 1 by its Taylor series x (c0 + c1 x^2 + ... + c11 x^22); above,
+// 1 - e^-x^2 R(1/|x|) where R (erfcx) is a degree-11 fit in u = 1/|x| - 0.625, relative error
+// < 1e-9 on [1, 3.93] (fitted in float64 for this file); 1 beyond. Within 3 ulp.
+[[gnu::always_inline]] inline float fast_erff(float x) {
+  const float a = x < 0 ? -x : x, z = x * x;
+  float p = -1.22905553e-09f;  // (-1)^n 2/sqrt(pi) / (n! (2n+1)), n = 11 down to 0
+  p = p * z + 1.48071928e-08f;
+  p = p * z - 1.63658447e-07f;
+  p = p * z + 1.64621144e-06f;
+  p = p * z - 1.49256504e-05f;
+  p = p * z + 1.20553330e-04f;
+  p = p * z - 8.54832702e-04f;
+  p = p * z + 5.22397763e-03f;
+  p = p * z - 2.68661706e-02f;
+  p = p * z + 1.12837917e-01f;
+  p = p * z - 3.76126389e-01f;
+  p = p * z + 1.12837917e+00f;
+  const float small = x * p;
+  const float u = 1.0f / (a < 1.0f ? 1.0f : a) - 0.625f;
+  float r = 0.029699739f;
+  r = r * u - 0.033050906f;
+  r = r * u + 0.014563354f;
+  r = r * u + 0.0045213769f;
+  r = r * u - 0.025316393f;
+  r = r * u + 0.043233097f;
+  r = r * u - 0.047041278f;
+  r = r * u + 0.023329988f;
+  r = r * u + 0.043769393f;
+  r = r * u - 0.17239475f;
+  r = r * u + 0.38228375f;
+  r = r * u + 0.305953f;
+  float big = 1.0f - fast_expf(-z) * r;
+  big = a >= 3.93f ? 1.0f : big;
+  big = x < 0 ? -big : big;
+  return a < 1.0f ? small : big;  // NaN: a < 1 is false, big is NaN
+}
+
 template <class A>
 [[gnu::always_inline]] inline A fast_tanh(A x) {
   if constexpr (std::is_same_v<A, float>)
@@ -74,6 +183,21 @@ template <class A>
   else
     return std::tanh(x);
 }
+
+// float32 goes through the polynomial kernels above; other types through libm.
+#define TC_FAST_FLOAT(name, f32, libm)        \
+  template <class A>                          \
+  [[gnu::always_inline]] inline A name(A x) { \
+    if constexpr (std::is_same_v<A, float>)   \
+      return f32(x);                          \
+    else                                      \
+      return libm(x);                         \
+  }
+TC_FAST_FLOAT(fast_log, fast_logf, std::log)
+TC_FAST_FLOAT(fast_log1p, fast_log1pf, std::log1p)
+TC_FAST_FLOAT(fast_expm1, fast_expm1f, std::expm1)
+TC_FAST_FLOAT(fast_erf, fast_erff, std::erf)
+#undef TC_FAST_FLOAT
 
 template <class A>
 [[gnu::always_inline]] inline A fast_exp(A x) {

@@ -204,8 +204,7 @@ void register_random_kernels() {
   reg_each<TC_FLOATS>(Op::normal, TC_KERNEL(normal_cpu));
   reg_each<TC_ALL>(Op::random_int, TC_KERNEL(random_int_cpu));
   reg_each<TC_ALL>(Op::bernoulli, TC_KERNEL(bernoulli_cpu));
-  register_kernel(Op::multinomial, DeviceType::CPU, ScalarType::Double,
-                  reinterpret_cast<void*>(&multinomial_cpu));
+  reg_each<double>(Op::multinomial, [](auto) { return (void*)&multinomial_cpu; });
 }
 
 }  // namespace tc

@@ -1,8 +1,10 @@
-"""float32 tanh (a vectorised polynomial/exp form) and pow with the exponents PyTorch turns
-into products, checked against NumPy in float64 and against the products themselves."""
+"""The float32 polynomial kernels (tanh, log, log1p, expm1, erf: vectorised, with a measured
+error bound) and pow with the exponents PyTorch turns into products, checked against NumPy and
+SciPy in float64 and against the products themselves."""
 
 import numpy as np
 import pytest
+from scipy import special
 
 import torch
 
@@ -69,3 +71,49 @@ def test_pow_other_cases_unchanged():
     assert torch.equal(2 ** torch.tensor([1.0, 3.0]), torch.tensor([2.0, 8.0]))
     out = torch.empty(3)
     assert torch.pow(x, 2, out=out) is out and out.tolist() == [64.0, 0.0, 4.0]
+
+
+def _float32_samples(lo, hi, n=1_000_001):
+    """A dense grid of [lo, hi] plus random bit patterns in that range (all exponents)."""
+    rng = np.random.default_rng(0)
+    bits = rng.integers(0, 2**32, 2_000_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    bits = bits[np.isfinite(bits) & (bits >= lo) & (bits <= hi)]
+    return np.concatenate([np.linspace(lo, hi, n, dtype=np.float32), bits])
+
+
+@pytest.mark.parametrize(
+    "name, exact, lo, hi, bound",
+    [
+        ("log", np.log, 1e-45, 3.4e38, 2),
+        ("log1p", np.log1p, -0.9999999, 3.4e38, 3),
+        ("expm1", np.expm1, -30.0, 88.7, 3),
+        ("erf", special.erf, -6.0, 6.0, 3),
+    ],
+)
+def test_polynomial_kernels_float32_within_bound_of_float64(name, exact, lo, hi, bound):
+    x = _float32_samples(lo, hi)
+    got = getattr(torch, name)(torch.from_numpy(x)).numpy()
+    assert ulps(got, exact(x.astype(np.float64))).max() <= bound
+
+
+@pytest.mark.parametrize(
+    "name, exact",
+    [("log", np.log), ("log1p", np.log1p), ("expm1", np.expm1), ("erf", special.erf)],
+)
+def test_polynomial_kernels_special_values(name, exact):
+    x = np.array([0.0, -0.0, -1.0, np.inf, -np.inf, np.nan, 1e-45, 1e-30, -2.0], np.float32)
+    with np.errstate(all="ignore"):
+        expected = exact(x.astype(np.float64)).astype(np.float32)
+    got = getattr(torch, name)(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(got, expected, rtol=3e-7, atol=0, equal_nan=True)
+    if name != "log":  # odd functions: 0.0 and -0.0 keep their sign
+        assert (np.signbit(got[:2]) == [False, True]).all()
+
+
+def test_polynomial_kernels_strided_half_and_float64():
+    x = torch.rand(64, 33)[:, ::2] + 0.5
+    for name in ("log", "log1p", "expm1", "erf"):
+        f = getattr(torch, name)
+        np.testing.assert_allclose(f(x).numpy(), f(x.double()).numpy(), rtol=3e-7, err_msg=name)
+        h = f(x.half()).float().numpy()  # computed in float32, rounded to half
+        np.testing.assert_allclose(h, f(x.half().float()).numpy(), rtol=1e-3, err_msg=name)
