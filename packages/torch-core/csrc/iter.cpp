@@ -98,6 +98,7 @@ static void check_no_internal_overlap(const Tensor& out, const char* op) {
 ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor& out,
                                        std::initializer_list<Tensor> inputs) {
   ElementwiseIter it;
+  it.grain_ = spec.grain;
   const char* name = op_name(spec.op);
   Tensor ins[kMaxOperands];
   int n = 0;
@@ -196,6 +197,7 @@ ElementwiseIter ElementwiseIter::for_copy(const Tensor& dst, const Tensor& src) 
   it.ntensors = src.defined() ? 2 : 1;
   it.out_ = dst;
   it.compute_dtype_ = dst.dtype();
+  it.grain_ = kCheapGrain;  // copies and fills move memory only
   it.input_dtype = src.defined() ? src.dtype() : dst.dtype();
   Tensor ops[2] = {dst, src};
   it.plan(dst.sizes(), ops);
@@ -323,7 +325,7 @@ static bool copy_transposed_2d(const Tensor& dst, const Tensor& src) {
       src.size(1) < 64 || dst.dtype() != src.dtype())
     return false;
   int64_t rows = dst.size(0), cols = dst.size(1), ld = src.stride(1);
-  int nt = rows * cols >= kGrain ? get_num_threads() : 1;
+  int nt = rows * cols >= kCheapGrain ? get_num_threads() : 1;
   visit_dtype_complex(dst.dtype(), [&](auto v) {
     using T = decltype(v);
     transpose_tiles<T>(dst.data_as<T>(), src.data_as<T>(), rows, cols, ld, nt);

@@ -20,16 +20,21 @@
 
 namespace tc {
 
+constexpr int64_t kGrain = 32768;  // elements below which threads cost more than they give
+// The same for memory-bound work (a copy, an add, a sum: ~0.1 ns per element): below it,
+// waking the sleeping OpenMP threads (~10 us) costs more than splitting the work saves.
+constexpr int64_t kCheapGrain = 8 * kGrain;
+
 // How an op turns its inputs' dtypes into compute and result dtypes.
 struct ElementwiseSpec {
   Op op;
   bool int_to_float = false;   // ints and bools compute in the default float dtype (exp, true div)
   bool bool_out = false;       // result is bool (comparisons, predicates)
   bool promote_inputs = true;  // inputs share one compute dtype (false: `where`'s condition)
+  int64_t grain = kGrain;      // elements below which one thread does it all (kCheapGrain)
 };
 
 constexpr int kMaxOperands = 4;
-constexpr int64_t kGrain = 32768;  // elements below which threads cost more than they give
 
 int get_num_threads();
 void set_num_threads(int n);
@@ -61,7 +66,7 @@ class ElementwiseIter {
   template <class Loop>
   void for_each(const Loop& loop) {
     if (numel_ == 0) return;
-    int nt = numel_ >= kGrain ? get_num_threads() : 1;
+    int nt = numel_ >= grain_ ? get_num_threads() : 1;
     if (nt <= 1) {
       run(0, numel_, loop);
       return;
@@ -114,6 +119,7 @@ class ElementwiseIter {
   Tensor operands_[kMaxOperands];    // keeps casted/cloned inputs alive while base_ points in
   ScalarType compute_dtype_ = ScalarType::Float;
   int64_t numel_ = 0;
+  int64_t grain_ = kGrain;
   Shape shape_;                              // fastest dim first, merged
   SmallVec<int64_t> strides_[kMaxOperands];  // bytes, per operand, same order as shape_
   char* base_[kMaxOperands] = {};
@@ -130,10 +136,11 @@ Tensor run_elementwise(const ElementwiseSpec& spec, const Tensor& out,
                        Scalar a1 = Scalar());
 
 // ---------------------------------------------------------------- loop helpers for kernels
-// Hot loops are compiled twice, for AVX2+FMA machines (x86-64-v3) and for any x86-64; the
-// loader picks one at run time (GCC function multiversioning).
+// Hot loops are compiled three times, for AVX-512 machines (x86-64-v4), AVX2+FMA ones
+// (x86-64-v3) and any x86-64; the loader picks one at run time (GCC function multiversioning).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define TC_MULTIVERSION __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define TC_MULTIVERSION \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define TC_MULTIVERSION
 #endif

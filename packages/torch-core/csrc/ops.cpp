@@ -41,6 +41,8 @@ ElementwiseSpec spec_of(Op op) {
   ElementwiseSpec s{op};
   s.int_to_float = g == group::unary_float || g == group::binary_float;
   s.bool_out = g == group::predicate || g == group::compare;
+  bool costly = g == group::unary_float || g == group::binary_float || op == Op::pow;
+  s.grain = costly ? kGrain : kCheapGrain;
   return s;
 }
 

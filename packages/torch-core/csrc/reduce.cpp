@@ -77,25 +77,44 @@ struct AnyR : AllR<T> {
   static bool merge(bool a, bool b) { return a || b; }
 };
 
-// One contiguous run. Floating sums use 16 independent lanes (vectorisable) per block of
-// 4096 and add blocks in the accumulator, which keeps error near pairwise summation.
+// One contiguous run. Floating sums add 32-byte vectors (one AVX register, two SSE ones)
+// into four accumulators per block of 4096 and add the blocks in a wider accumulator, which
+// keeps the error near pairwise summation.
+template <class A>
+[[gnu::always_inline]] inline A sum_block(const A* p, int64_t n) {
+  constexpr int L = 32 / sizeof(A);
+  typedef A V __attribute__((vector_size(32)));
+  V acc[4] = {};
+  int64_t i = 0;
+  for (; i + 4 * L <= n; i += 4 * L)
+    for (int k = 0; k < 4; k++) {
+      V v;
+      std::memcpy(&v, p + i + k * L, sizeof v);
+      acc[k] += v;
+    }
+  V total = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  A s = 0;
+  for (; i < n; i++) s += p[i];
+  for (int l = 0; l < L; l++) s += total[l];
+  return s;
+}
+
 template <class T, class R>
-typename R::Acc reduce_run(const T* p, int64_t n) {
+TC_MULTIVERSION typename R::Acc reduce_run(const T* p, int64_t n) {
   using A = typename R::A;
   using Acc = typename R::Acc;
-  if constexpr (std::is_same_v<R, SumR<T>> && std::is_floating_point_v<A>) {
+  if constexpr (std::is_same_v<R, SumR<T>> && std::is_same_v<T, A> && std::is_floating_point_v<A>) {
     using Wide = std::conditional_t<std::is_same_v<A, float>, double, A>;
     Wide total = 0;
-    constexpr int L = 16;
+    for (int64_t b = 0; b < n; b += 4096) total += sum_block(p + b, std::min<int64_t>(n - b, 4096));
+    return Acc(total);
+  } else if constexpr (std::is_same_v<R, SumR<T>> && std::is_floating_point_v<A>) {
+    double total = 0;  // 16-bit floats: each block widened to float first
+    A buf[4096];
     for (int64_t b = 0; b < n; b += 4096) {
-      int64_t e = std::min(n, b + 4096), i = b;
-      A lanes[L] = {};
-      for (; i + L <= e; i += L)
-        for (int l = 0; l < L; l++) lanes[l] += A(p[i + l]);
-      A s = 0;
-      for (; i < e; i++) s += A(p[i]);
-      for (int l = 0; l < L; l++) s += lanes[l];
-      total += s;
+      int64_t m = std::min<int64_t>(n - b, 4096);
+      for (int64_t j = 0; j < m; j++) buf[j] = A(p[b + j]);
+      total += sum_block(buf, m);
     }
     return Acc(total);
   } else {
@@ -145,7 +164,7 @@ struct reduce_kernel {
     using Out = typename R::Out;
     const T* in = reinterpret_cast<const T*>(it.in);
     Out* out = reinterpret_cast<Out*>(it.out);
-    int nt = it.n_out * it.n_red >= kGrain ? get_num_threads() : 1;
+    int nt = it.n_out * it.n_red >= kCheapGrain ? get_num_threads() : 1;
     bool contiguous_run = it.red_sizes.size() == 1 && it.red_strides[0] == 1;
     if (it.n_out == 1 && contiguous_run && nt > 1) {  // one long run: split it across threads
       typename R::Acc part[64];
@@ -198,7 +217,7 @@ void arg_reduce_kernel(ReduceIter& it) {
   const T* in = reinterpret_cast<const T*>(it.in);
   T* out = reinterpret_cast<T*>(it.out);
   int nd = int(it.red_sizes.size());
-  int nt = it.n_out * it.n_red >= kGrain ? get_num_threads() : 1;
+  int nt = it.n_out * it.n_red >= kCheapGrain ? get_num_threads() : 1;
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t o = 0; o < it.n_out; o++) {
     const T* p = in + kept_offset(it, o);

@@ -84,7 +84,7 @@ static void cat_cpu(const Tensor& out, const std::vector<Tensor>& ins, int64_t d
   int64_t outer = 1, isz = int64_t(out.itemsize());
   for (int64_t d = 0; d < dim; d++) outer *= out.size(d);
   int64_t out_row = out.numel() / std::max<int64_t>(outer, 1) * isz;
-  int nt = out.numel() >= kGrain ? get_num_threads() : 1;
+  int nt = out.numel() >= kCheapGrain ? get_num_threads() : 1;
   char* dst = out.data();
   if (outer < 4 * nt) {  // few long rows: split each copy across the threads
     for (int64_t o = 0; o < outer; o++) {
