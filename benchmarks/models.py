@@ -35,10 +35,10 @@ MAX_BATCHES = 64  # distinct random batches the timed steps cycle through
 # name -> (description, timed steps by default): about 10-25 s of timed steps per model and
 # interpreter on 2 busy cores (0.05-0.5 s a step); the whole comparison takes ~3.5 min there.
 MODELS = {
-    "char_gpt": ("char GPT 4x4x128, block 64, batch 32, AdamW", 50),
-    "lstm_lm": ("LSTM LM 10k vocab, 2x256, seq 35, batch 20, SGD+clip", 40),
+    "char_gpt": ("char GPT 6x6x192, block 64, batch 32, AdamW", 25),
+    "lstm_lm": ("LSTM LM 10k vocab, 2x650, seq 35, batch 20, SGD+clip", 15),
     "mnist_cnn": ("MNIST CNN, batch 64, Adadelta", 150),
-    "resnet18": ("ResNet-18, 32x32 RGB, batch 16, SGD momentum", 100),
+    "resnet18": ("ResNet-18, 32x32 RGB, batch 32, SGD momentum", 50),
 }
 
 
@@ -51,7 +51,7 @@ def build_char_gpt(n_batches):
     import torch.nn as nn
     import torch.nn.functional as F
 
-    vocab, block, n_layer, n_head, n_embd, batch = 65, 64, 4, 4, 128, 32
+    vocab, block, n_layer, n_head, n_embd, batch = 65, 64, 6, 6, 192, 32
 
     class SelfAttention(nn.Module):
         def __init__(self):
@@ -127,7 +127,7 @@ def build_lstm_lm(n_batches):
     import torch.nn as nn
     import torch.nn.functional as F
 
-    vocab, dim, seq, batch = 10000, 256, 35, 20
+    vocab, dim, seq, batch = 10000, 650, 35, 20
 
     class LSTMLM(nn.Module):
         def __init__(self):
@@ -226,7 +226,7 @@ def build_resnet18(n_batches):
         nn.Flatten(),
         nn.Linear(512, 10),
     )
-    batches = [(torch.randn(16, 3, 32, 32), torch.randint(0, 10, (16,))) for _ in range(n_batches)]
+    batches = [(torch.randn(32, 3, 32, 32), torch.randint(0, 10, (32,))) for _ in range(n_batches)]
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 
     def loss_fn(x, y):

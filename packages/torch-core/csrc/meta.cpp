@@ -5,6 +5,7 @@
 // computing anything (elementwise ops, reductions, matrix products, views, random sampling).
 // Every other op finds no meta kernel in the table and raises NotImplementedError naming the
 // device, which is how a test proves that no op path reads tensor memory behind the dispatch table.
+#include "kernels.h"
 #include "ops.h"
 
 namespace tc {
@@ -26,8 +27,11 @@ void gemm_nothing(const GemmArgs&) {}
 void sample_nothing(const Tensor&, Generator&, const RandomArgs&) {}
 void multinomial_nothing(const Tensor&, int64_t, bool, Generator&, const Tensor&) {}
 
-void register_all_dtypes(Op op, void* fn) {
-  for (int t = 0; t < kNumDTypes; t++) register_kernel(op, DeviceType::Meta, ScalarType(t), fn);
+// Every dtype of the meta device gets the do-nothing kernel `fn`.
+template <class Fn>
+void register_all_dtypes(Op op, Fn fn) {
+  reg_each<TC_ALL, TC_COMPLEX>(
+      op, [fn](auto) { return reinterpret_cast<void*>(fn); }, DeviceType::Meta);
 }
 
 }  // namespace
@@ -36,14 +40,13 @@ void register_meta_device() {
   set_allocator(DeviceType::Meta, &g_meta_allocator);
   // elementwise ops are listed first in TC_FORALL_OPS, up to copy and fill
   static_assert(int(Op::exp) == 0 && int(Op::fill) + 1 == int(Op::to_host));
-  for (int op = 0; op <= int(Op::fill); op++)
-    register_all_dtypes(Op(op), reinterpret_cast<void*>(&elementwise_nothing));
+  for (int op = 0; op <= int(Op::fill); op++) register_all_dtypes(Op(op), &elementwise_nothing);
   for (int op = int(Op::sum); op <= int(Op::argmin); op++)
-    register_all_dtypes(Op(op), reinterpret_cast<void*>(&reduce_nothing));
-  register_all_dtypes(Op::gemm, reinterpret_cast<void*>(&gemm_nothing));
+    register_all_dtypes(Op(op), &reduce_nothing);
+  register_all_dtypes(Op::gemm, &gemm_nothing);
   for (Op op : {Op::uniform, Op::normal, Op::random_int, Op::bernoulli})
-    register_all_dtypes(op, reinterpret_cast<void*>(&sample_nothing));
-  register_all_dtypes(Op::multinomial, reinterpret_cast<void*>(&multinomial_nothing));
+    register_all_dtypes(op, &sample_nothing);
+  register_all_dtypes(Op::multinomial, &multinomial_nothing);
 }
 
 }  // namespace tc
