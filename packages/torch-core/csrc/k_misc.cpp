@@ -23,17 +23,41 @@ struct AddcdivF {
   A operator()(A x, A t1, A t2) const { return A(x + value * t1 / t2); }
 };
 
-// where(cond, a, b): operand 1 is the bool condition, 2 and 3 the values.
+// where(cond, a, b): operand 1 is the bool condition, 2 and 3 the values. Both values are loaded
+// and then selected, without a branch: a random condition would mispredict every other element (a
+// 64K `where` took ~270 us), and the contiguous case vectorises to blends.
+template <class T, bool kScalarA, bool kScalarB>
+[[gnu::always_inline]] inline void where_run(T* o, const uint8_t* c, const T* a, const T* b,
+                                             int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    T x = a[kScalarA ? 0 : i], y = b[kScalarB ? 0 : i];
+    o[i] = c[i] ? x : y;
+  }
+}
+
+template <class T>
+TC_MULTIVERSION void where_loop(char** d, const int64_t* s, int64_t n) {
+  T* o = reinterpret_cast<T*>(d[0]);
+  const uint8_t* c = reinterpret_cast<const uint8_t*>(d[1]);
+  const T* a = reinterpret_cast<const T*>(d[2]);
+  const T* b = reinterpret_cast<const T*>(d[3]);
+  constexpr int64_t k = sizeof(T);
+  if (s[0] == k && s[1] == 1 && (s[2] == k || s[2] == 0) && (s[3] == k || s[3] == 0)) {
+    if (s[2] && s[3]) return where_run<T, false, false>(o, c, a, b, n);
+    if (s[3]) return where_run<T, true, false>(o, c, a, b, n);  // masked_fill: a number
+    if (s[2]) return where_run<T, false, true>(o, c, a, b, n);
+    return where_run<T, true, true>(o, c, a, b, n);
+  }
+  for (int64_t i = 0; i < n; i++) {
+    T pick[2] = {*reinterpret_cast<const T*>(d[3] + i * s[3]),
+                 *reinterpret_cast<const T*>(d[2] + i * s[2])};
+    *reinterpret_cast<T*>(d[0] + i * s[0]) = pick[d[1][i * s[1]] != 0];
+  }
+}
+
 template <class T, template <class> class>
 struct where_kernel {
-  static void run(ElementwiseIter& it) {
-    it.for_each([](char** d, const int64_t* s, int64_t n) {
-      for (int64_t i = 0; i < n; i++)
-        *reinterpret_cast<T*>(d[0] + i * s[0]) = *reinterpret_cast<const bool*>(d[1] + i * s[1])
-                                                     ? *reinterpret_cast<const T*>(d[2] + i * s[2])
-                                                     : *reinterpret_cast<const T*>(d[3] + i * s[3]);
-    });
-  }
+  static void run(ElementwiseIter& it) { it.for_each(where_loop<T>); }
 };
 template <class>
 struct NoF {};
