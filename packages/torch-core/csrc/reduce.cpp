@@ -99,6 +99,54 @@ template <class A>
   return s;
 }
 
+// Max or min of a run in vector lanes; a NaN anywhere makes the result NaN (as in PyTorch),
+// tracked in a separate mask so the lanes stay branch-free selects.
+template <class A, bool kMax>
+[[gnu::always_inline]] inline A minmax_run(const A* p, int64_t n, A init) {
+  constexpr int L = 32 / sizeof(A);
+  using I = std::conditional_t<sizeof(A) == 4, int32_t, int64_t>;
+  typedef A V __attribute__((vector_size(32)));
+  typedef I IV __attribute__((vector_size(32)));
+  V acc = V{} + init;
+  IV nan = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    V x;
+    std::memcpy(&x, p + i, sizeof x);
+    nan |= x != x;
+    acc = kMax ? (x > acc ? x : acc) : (x < acc ? x : acc);
+  }
+  A r = init;
+  bool seen_nan = false;
+  for (int l = 0; l < L; l++) {
+    seen_nan |= nan[l] != 0;
+    r = kMax ? (acc[l] > r ? acc[l] : r) : (acc[l] < r ? acc[l] : r);
+  }
+  for (; i < n; i++) {
+    seen_nan |= p[i] != p[i];
+    r = kMax ? (p[i] > r ? p[i] : r) : (p[i] < r ? p[i] : r);
+  }
+  return seen_nan ? std::numeric_limits<A>::quiet_NaN() : r;
+}
+
+// Product of a run in vector lanes (the order of the multiplications changes, as in PyTorch).
+template <class A>
+[[gnu::always_inline]] inline A prod_run(const A* p, int64_t n) {
+  constexpr int L = 32 / sizeof(A);
+  typedef A V __attribute__((vector_size(32)));
+  V acc = V{} + A(1);
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    V x;
+    std::memcpy(&x, p + i, sizeof x);
+    acc *= x;
+  }
+  A r = 1;
+  for (int l = 0; l < L; l++) r *= acc[l];
+  for (; i < n; i++) r *= p[i];
+  return r;
+}
+
 template <class T, class R>
 TC_MULTIVERSION typename R::Acc reduce_run(const T* p, int64_t n) {
   using A = typename R::A;
@@ -117,6 +165,12 @@ TC_MULTIVERSION typename R::Acc reduce_run(const T* p, int64_t n) {
       total += sum_block(buf, m);
     }
     return Acc(total);
+  } else if constexpr (std::is_same_v<T, A> && std::is_floating_point_v<A> &&
+                       (std::is_same_v<R, MaxR<T>> || std::is_same_v<R, MinR<T>>)) {
+    return minmax_run<A, std::is_same_v<R, MaxR<T>>>(p, n, R::init());
+  } else if constexpr (std::is_same_v<T, A> && std::is_floating_point_v<A> &&
+                       std::is_same_v<R, ProdR<T>>) {
+    return prod_run(p, n);
   } else {
     Acc a = R::init();
     for (int64_t i = 0; i < n; i++) a = R::step(a, A(p[i]));
