@@ -184,7 +184,77 @@ template <class A>
     return std::tanh(x);
 }
 
-// float32 goes through the polynomial kernels above; other types through libm.
+// exp for float64, branch-free as fast_expf: 2^k e^r, |r| <= ln2/2, ln2 in two parts (the
+// high part has 32 significant bits, so k ln2_hi is exact), e^r by its Taylor series to r^13
+// (truncation < 4e-18 relative). Within 1 ulp of the exact value (measured in the tests).
+[[gnu::always_inline]] inline double fast_expd(double x) {
+  const double log2e = 1.4426950408889634, ln2_hi = 0.6931471803691238,
+               ln2_lo = 1.9082149292705877e-10;
+  double xc = x < -746.0 ? -746.0 : (x > 710.0 ? 710.0 : x);
+  double k = (xc * log2e + 6755399441055744.0) - 6755399441055744.0;  // round to nearest
+  double r = (xc - k * ln2_hi) - k * ln2_lo;
+  double p = 1.0 / 6227020800.0;  // 1/13!
+  p = p * r + 1.0 / 479001600.0;
+  p = p * r + 1.0 / 39916800.0;
+  p = p * r + 1.0 / 3628800.0;
+  p = p * r + 1.0 / 362880.0;
+  p = p * r + 1.0 / 40320.0;
+  p = p * r + 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  // 2^k in two factors so that results in the subnormal range stay exact
+  int64_t ki = int64_t(k), k1 = ki / 2, k2 = ki - k1;
+  uint64_t b1 = uint64_t(k1 + 1023) << 52, b2 = uint64_t(k2 + 1023) << 52;
+  double s1, s2;
+  std::memcpy(&s1, &b1, 8);
+  std::memcpy(&s2, &b2, 8);
+  double y = p * s1 * s2;
+  y = x > 709.782712893384 ? std::numeric_limits<double>::infinity() : y;
+  y = x < -745.1332191019412 ? 0.0 : y;
+  return x != x ? x : y;
+}
+
+// log for float64, as fast_logf: x = 2^e m, m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s),
+// s = (m - 1) / (m + 1), by its odd series to s^23 (truncation < 3e-17 relative).
+[[gnu::always_inline]] inline double fast_logd(double x) {
+  const double ln2_hi = 0.6931471803691238, ln2_lo = 1.9082149292705877e-10;
+  const bool sub = x < 2.2250738585072014e-308;
+  double xs = sub ? x * 18014398509481984.0 : x;  // 2^54
+  uint64_t u;
+  std::memcpy(&u, &xs, 8);
+  int64_t e = int64_t((u >> 52) & 0x7ff) - (sub ? 1077 : 1023);
+  uint64_t mu = (u & 0x000fffffffffffffull) | 0x3ff0000000000000ull;
+  double m;
+  std::memcpy(&m, &mu, 8);
+  const bool high = m > 1.4142135623730951;
+  m = high ? m * 0.5 : m;
+  e += high ? 1 : 0;
+  const double f = m - 1.0, sd = f / (2.0 + f), z = sd * sd;
+  double p = 2.0 / 23;
+  p = p * z + 2.0 / 21;
+  p = p * z + 2.0 / 19;
+  p = p * z + 2.0 / 17;
+  p = p * z + 2.0 / 15;
+  p = p * z + 2.0 / 13;
+  p = p * z + 2.0 / 11;
+  p = p * z + 2.0 / 9;
+  p = p * z + 2.0 / 7;
+  p = p * z + 2.0 / 5;
+  p = p * z + 2.0 / 3;
+  const double ef = double(e);
+  double r = ef * ln2_hi + (ef * ln2_lo + (f - sd * (f - z * p)));
+  r = x == 0.0 ? -std::numeric_limits<double>::infinity() : r;
+  r = x == std::numeric_limits<double>::infinity() ? x : r;
+  return x < 0.0 || x != x ? std::numeric_limits<double>::quiet_NaN() : r;
+}
+
+// float32 (and float64 for exp and log) go through the polynomial kernels above; other types
+// through libm.
 #define TC_FAST_FLOAT(name, f32, libm)        \
   template <class A>                          \
   [[gnu::always_inline]] inline A name(A x) { \
@@ -193,7 +263,15 @@ template <class A>
     else                                      \
       return libm(x);                         \
   }
-TC_FAST_FLOAT(fast_log, fast_logf, std::log)
+template <class A>
+[[gnu::always_inline]] inline A fast_log(A x) {
+  if constexpr (std::is_same_v<A, float>)
+    return fast_logf(x);
+  else if constexpr (std::is_same_v<A, double>)
+    return fast_logd(x);
+  else
+    return std::log(x);
+}
 TC_FAST_FLOAT(fast_log1p, fast_log1pf, std::log1p)
 TC_FAST_FLOAT(fast_expm1, fast_expm1f, std::expm1)
 TC_FAST_FLOAT(fast_erf, fast_erff, std::erf)
@@ -203,6 +281,8 @@ template <class A>
 [[gnu::always_inline]] inline A fast_exp(A x) {
   if constexpr (std::is_same_v<A, float>)
     return fast_expf(x);
+  else if constexpr (std::is_same_v<A, double>)
+    return fast_expd(x);
   else
     return std::exp(x);
 }

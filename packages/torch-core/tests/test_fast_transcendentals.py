@@ -117,3 +117,27 @@ def test_polynomial_kernels_strided_half_and_float64():
         np.testing.assert_allclose(f(x).numpy(), f(x.double()).numpy(), rtol=3e-7, err_msg=name)
         h = f(x.half()).float().numpy()  # computed in float32, rounded to half
         np.testing.assert_allclose(h, f(x.half().float()).numpy(), rtol=1e-3, err_msg=name)
+
+
+@pytest.mark.parametrize("name, lo, hi", [("exp", -745.0, 709.7), ("log", 5e-324, 1.7e308)])
+def test_float64_exp_and_log_within_2_ulp_of_numpy(name, lo, hi):
+    rng = np.random.default_rng(1)
+    bits = rng.integers(0, 2**63, 1_000_000, dtype=np.uint64).view(np.float64)
+    x = np.concatenate(
+        [np.linspace(lo, min(hi, 50.0), 1_000_001), bits[(bits >= lo) & (bits <= hi)]]
+    )
+    got = getattr(torch, name)(torch.from_numpy(x)).numpy()
+    exact = getattr(np, name)(x)
+    normal = np.abs(exact) > 2.3e-308  # subnormal results: absolute error of 1 subnormal ulp
+    err = np.abs(got - exact) / np.spacing(np.abs(exact))
+    assert err[normal].max() <= 2
+    assert np.abs(got - exact)[~normal].max() <= 5e-324
+
+
+def test_float64_exp_and_log_special_values():
+    inf, nan = float("inf"), float("nan")
+    x = torch.tensor([0.0, -0.0, 710.0, -746.0, inf, -inf, nan, -1.0], dtype=torch.float64)
+    with np.errstate(all="ignore"):
+        for name in ("exp", "log"):
+            want = getattr(np, name)(x.numpy())
+            np.testing.assert_array_equal(getattr(torch, name)(x).numpy(), want)
