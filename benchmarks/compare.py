@@ -118,6 +118,20 @@ def fmt(x, spec=".3g", suffix=""):
     return "n/a" if x is None else format(x, spec) + suffix
 
 
+def markdown_table(head, body, out=sys.stdout):
+    """Print rows of cells as a markdown table with padded columns (also used by
+    op_sweep.py and models.py)."""
+    widths = [max(len(str(c)) for c in col) for col in zip(head, *body)]
+
+    def line(cells):
+        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
+
+    print(line(head), file=out)
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|", file=out)
+    for cells in body:
+        print(line(cells), file=out)
+
+
 def print_table(rows, ours, ref, out=sys.stdout):
     head = ("figure", "ours", "PyTorch", "ratio", "target", "met?")
     body = [
@@ -131,15 +145,7 @@ def print_table(rows, ours, ref, out=sys.stdout):
         )
         for r in rows
     ]
-    widths = [max(len(str(c)) for c in col) for col in zip(head, *body)]
-
-    def line(cells):
-        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
-
-    print(line(head), file=out)
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|", file=out)
-    for cells in body:
-        print(line(cells), file=out)
+    markdown_table(head, body, out)
     print(file=out)
     print(f"machine: {os.cpu_count()} cores, {platform.machine()} {platform.system()}", file=out)
     for who, res in (("ours", ours), ("PyTorch", ref)):

@@ -29,6 +29,8 @@ import tempfile
 import time
 import traceback
 
+from compare import markdown_table  # benchmarks/compare.py, beside this file
+
 CHECK_STEPS = 20  # untimed steps whose losses must be finite and decreasing; also the warm-up
 MAX_BATCHES = 64  # distinct random batches the timed steps cycle through
 
@@ -384,15 +386,7 @@ def print_table(names, ours, ref, out=sys.stdout):
                 fmt(ratio(om, rm), ".2f", "x"),
             )
         )
-    widths = [max(len(str(c)) for c in col) for col in zip(head, *body)]
-
-    def line(cells):
-        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
-
-    print(line(head), file=out)
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|", file=out)
-    for cells in body:
-        print(line(cells), file=out)
+    markdown_table(head, body, out)
     print(file=out)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(

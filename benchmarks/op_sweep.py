@@ -32,6 +32,8 @@ import sys
 import tempfile
 import time
 
+from compare import markdown_table  # benchmarks/compare.py, beside this file
+
 # Imported only in --measure mode (the driver needs no torch); the op lambdas below look
 # these globals up when they are called.
 torch = F = None
@@ -352,15 +354,7 @@ def print_table(rows, ours, ref, out=sys.stdout):
         )
         for r in rows
     ]
-    widths = [max(len(str(c)) for c in col) for col in zip(head, *body)]
-
-    def line(cells):
-        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
-
-    print(line(head), file=out)
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|", file=out)
-    for cells in body:
-        print(line(cells), file=out)
+    markdown_table(head, body, out)
     print(file=out)
     print("speed = PyTorch time / our time: > 1 means we are faster; * marks a miss.", file=out)
     print(f"machine: {os.cpu_count()} cores, {platform.machine()} {platform.system()}", file=out)
