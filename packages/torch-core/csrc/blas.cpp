@@ -92,9 +92,7 @@ static void check_dtypes(const char* op, const Tensor& a, const Tensor& b) {
            "but got ",
            dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
   TC_CHECK(a.dtype() != ScalarType::Bool, NotImplemented, op, ": not implemented for dtype bool");
-  TC_CHECK(a.device() == b.device(), Runtime, op,
-           ": expected all tensors to be on the same device, but found ", a.device().str(), " and ",
-           b.device().str());
+  check_same_device(a, b, op);
 }
 
 // c (m x n, fresh or user-given) = alpha * a @ b + beta * c

@@ -84,8 +84,7 @@ Tensor complex_from_parts(const Tensor& real, const Tensor& imag) {
   TC_CHECK(dt == ScalarType::Float || dt == ScalarType::Double || dt == ScalarType::Half, Runtime,
            "complex: expected both inputs to be float32 or float64 tensors, but got ",
            dtype_name(dt));
-  TC_CHECK(real.device() == imag.device(), Runtime, "complex: real on ", real.device().str(),
-           ", imag on ", imag.device().str());
+  check_same_device(real, imag, "complex");
   Shape shape = broadcast_shapes(real.sizes(), imag.sizes(), "complex");
   Tensor out = empty(shape, complex_dtype(dt), real.device()), parts = view_as_real(out);
   copy_(select(parts, -1, 0), real);

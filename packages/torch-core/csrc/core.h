@@ -425,6 +425,7 @@ class Tensor {
 bool inference_mode();  // Note [Inference tensors]
 void set_inference_mode(bool on);
 void check_not_inference(const Tensor& t, const char* op);  // raises for in-place writes
+void check_same_device(const Tensor& a, const Tensor& b, const char* op);  // RuntimeError
 Shape contiguous_strides(const Shape& sizes);
 int64_t wrap_dim(int64_t d, int64_t ndim, const char* op,
                  const Shape* shape = nullptr);  // negative dims; IndexError

@@ -350,12 +350,6 @@ Tensor index_offsets(const std::vector<Tensor>& idx_in, const Shape& sizes, cons
   return out;
 }
 
-static void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
-  TC_CHECK(a.device() == b.device(), Runtime, op,
-           ": expected all tensors to be on the same device, but found ", a.device().str(), " and ",
-           b.device().str());
-}
-
 Tensor take_rows(const Tensor& sub, const Tensor& offsets) {
   check_same_device(sub, offsets, "index");
   Tensor off = long_contiguous(offsets, "index");

@@ -176,14 +176,6 @@ inline void flag_kernel_error(KernelError e) {
   return a < 1.0f ? small : big;  // NaN: a < 1 is false, big is NaN
 }
 
-template <class A>
-[[gnu::always_inline]] inline A fast_tanh(A x) {
-  if constexpr (std::is_same_v<A, float>)
-    return fast_tanhf(x);
-  else
-    return std::tanh(x);
-}
-
 // exp for float64, branch-free as fast_expf: 2^k e^r, |r| <= ln2/2, ln2 in two parts (the
 // high part has 32 significant bits, so k ln2_hi is exact), e^r by its Taylor series to r^13
 // (truncation < 4e-18 relative). Within 1 ulp of the exact value (measured in the tests).
@@ -253,39 +245,25 @@ template <class A>
   return x < 0.0 || x != x ? std::numeric_limits<double>::quiet_NaN() : r;
 }
 
-// float32 (and float64 for exp and log) go through the polynomial kernels above; other types
-// through libm.
-#define TC_FAST_FLOAT(name, f32, libm)        \
-  template <class A>                          \
-  [[gnu::always_inline]] inline A name(A x) { \
-    if constexpr (std::is_same_v<A, float>)   \
-      return f32(x);                          \
-    else                                      \
-      return libm(x);                         \
+// float32 and float64 go through the polynomial kernels above where there is one; other
+// types (and float64 without one) through libm.
+#define TC_FAST_FN(name, f32, f64, other)         \
+  template <class A>                              \
+  [[gnu::always_inline]] inline A name(A x) {     \
+    if constexpr (std::is_same_v<A, float>)       \
+      return f32(x);                              \
+    else if constexpr (std::is_same_v<A, double>) \
+      return f64(x);                              \
+    else                                          \
+      return other(x);                            \
   }
-template <class A>
-[[gnu::always_inline]] inline A fast_log(A x) {
-  if constexpr (std::is_same_v<A, float>)
-    return fast_logf(x);
-  else if constexpr (std::is_same_v<A, double>)
-    return fast_logd(x);
-  else
-    return std::log(x);
-}
-TC_FAST_FLOAT(fast_log1p, fast_log1pf, std::log1p)
-TC_FAST_FLOAT(fast_expm1, fast_expm1f, std::expm1)
-TC_FAST_FLOAT(fast_erf, fast_erff, std::erf)
-#undef TC_FAST_FLOAT
-
-template <class A>
-[[gnu::always_inline]] inline A fast_exp(A x) {
-  if constexpr (std::is_same_v<A, float>)
-    return fast_expf(x);
-  else if constexpr (std::is_same_v<A, double>)
-    return fast_expd(x);
-  else
-    return std::exp(x);
-}
+TC_FAST_FN(fast_exp, fast_expf, fast_expd, std::exp)
+TC_FAST_FN(fast_log, fast_logf, fast_logd, std::log)
+TC_FAST_FN(fast_tanh, fast_tanhf, std::tanh, std::tanh)
+TC_FAST_FN(fast_log1p, fast_log1pf, std::log1p, std::log1p)
+TC_FAST_FN(fast_expm1, fast_expm1f, std::expm1, std::expm1)
+TC_FAST_FN(fast_erf, fast_erff, std::erf, std::erf)
+#undef TC_FAST_FN
 
 template <class T, template <class> class F>
 struct unary_kernel {

@@ -157,8 +157,7 @@ void random_(const Tensor& t, int64_t low, int64_t high, Generator* gp) {
 
 void bernoulli_(const Tensor& t, const Tensor& p_in, Generator* gp) {
   Tensor p = contiguous(to_dtype(expand(p_in, t.sizes()), ScalarType::Double));
-  TC_CHECK(p.device() == t.device(), Runtime, "bernoulli_: p on ", p.device().str(),
-           ", the tensor on ", t.device().str());
+  check_same_device(t, p, "bernoulli_");
   RandomArgs args;
   args.p = p;
   sample(Op::bernoulli, t, gp, args);

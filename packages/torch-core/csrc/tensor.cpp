@@ -200,6 +200,12 @@ static int64_t checked_numel(const Shape& sizes, const char* op) {
 static thread_local bool t_inference_mode = false;
 bool inference_mode() { return t_inference_mode; }
 void set_inference_mode(bool on) { t_inference_mode = on; }
+void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
+  TC_CHECK(a.device() == b.device(), Runtime, op,
+           ": expected all tensors to be on the same device, but found ", a.device().str(), " and ",
+           b.device().str());
+}
+
 void check_not_inference(const Tensor& t, const char* op) {
   TC_CHECK(!t.impl()->inference || t_inference_mode, Runtime, op,
            ": Inplace update to inference tensor outside InferenceMode is not allowed. You can "
