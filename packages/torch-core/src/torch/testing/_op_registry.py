@@ -732,6 +732,7 @@ OPS = [
             on(T((3,)), T((3, 4))),             # vector @ matrix
             on(T((2, 3)), T((3, 4))),
             on(T((2, 2, 3)), T((3, 4))),        # batch @ matrix
+            on(T((2, 2, 3), "t"), T((3, 4))),   # strided batch @ matrix (folded into rows)
             on(T((3,)), T((2, 3, 4))),          # vector @ batch
             on(T((2, 3, 4)), T((4,))),          # batch @ vector
             on(T((2, 1, 2, 3)), T((3, 3, 2))),  # broadcast batch dims

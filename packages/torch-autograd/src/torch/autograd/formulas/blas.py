@@ -88,6 +88,11 @@ class MatmulBackward0(Formula):
         if len(sa) == 1 and len(sb) == 1:
             ga = g * b if self.needs_input_grad[0] else None
             return ga, g * a if self.needs_input_grad[1] else None
+        if len(sb) == 2 and len(sa) > 2:  # (*, m, k) @ (k, n): the batch is just more rows
+            ga = g.matmul(b.t()) if self.needs_input_grad[0] else None
+            if not self.needs_input_grad[1]:
+                return ga, None
+            return ga, a.reshape(-1, sa[-1]).t().mm(g.reshape(-1, sb[-1]))
         if len(sa) == 1:
             g = g.unsqueeze(-2)
         if len(sb) == 1:

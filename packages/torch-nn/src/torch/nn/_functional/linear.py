@@ -1,5 +1,7 @@
 """linear and bilinear."""
 
+import math
+
 import torch
 from torch import _C
 from torch.nn._functional.common import _check_tensor, _tensors
@@ -17,7 +19,7 @@ def _same_dtype(op, **tensors):
 
 
 def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``: input (*, in_features), weight (out_features,
+    """``input @ weight.T + bias``: input ``(*, in_features)``, weight (out_features,
     in_features), bias (out_features) or None."""
     _tensors("linear", input=input, weight=weight)
     _same_dtype("linear", input=input, weight=weight, bias=bias)
@@ -25,6 +27,12 @@ def linear(input, weight, bias=None):
         raise RuntimeError(
             f"linear(): expected weight to be 1-D or 2-D, got shape {tuple(weight.shape)}"
         )
+    if input.dim() > 2 and weight.dim() == 2:
+        # (*, in) as one (rows, in) matrix: one product forward and backward, and the
+        # weight's gradient comes out of one GEMM instead of a batch of them summed.
+        lead = input.shape[:-1]
+        out = linear(input.reshape(math.prod(lead), input.shape[-1]), weight, bias)
+        return out.view(*lead, out.shape[-1])
     if bias is None:
         return torch.matmul(input, weight.t())
     if input.dim() == 2 and (input.requires_grad or not _C.is_grad_enabled()):
@@ -34,7 +42,7 @@ def linear(input, weight, bias=None):
 
 
 def bilinear(input1, input2, weight, bias=None):
-    """``y_k = x1^T W_k x2 + b_k``: input1 (*, in1), input2 (*, in2), weight
+    """``y_k = x1^T W_k x2 + b_k``: input1 ``(*, in1)``, input2 ``(*, in2)``, weight
     (out, in1, in2), bias (out)."""
     _tensors("bilinear", input1=input1, input2=input2, weight=weight)
     _same_dtype("bilinear", input1=input1, input2=input2, weight=weight, bias=bias)
