@@ -95,6 +95,11 @@ void im2col(const ConvGeom& g, const T* im, T* col, int64_t ld, int64_t r0, int6
                 return;
               }
               const T* row = im + src;
+              if (W <= 16) {  // short lines (late layers): no library calls per line
+                for (int64_t x = 0; x < W; x++)
+                  dst[x] = x >= lo && x < hi ? row[x * s + off] : T(0);
+                return;
+              }
               std::fill(dst, dst + lo, T(0));
               if (s == 1)
                 std::copy(row + lo + off, row + hi + off, dst + lo);

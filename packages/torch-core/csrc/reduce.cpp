@@ -178,6 +178,13 @@ TC_MULTIVERSION typename R::Acc reduce_run(const T* p, int64_t n) {
   }
 }
 
+// acc[j] = step(acc[j], row[j]) for a row of m outputs: the inner loop of reducing an
+// outer dim, compiled for the vector width of the machine.
+template <class T, class R>
+TC_MULTIVERSION void step_row(typename R::Acc* __restrict acc, const T* __restrict row, int64_t m) {
+  for (int64_t j = 0; j < m; j++) acc[j] = R::step(acc[j], typename R::A(row[j]));
+}
+
 // Reduce the (merged) reduced dims starting at p, walking them with a counter.
 template <class T, class R>
 typename R::Acc reduce_block(const T* p, const ReduceIter& it) {
@@ -242,13 +249,14 @@ struct reduce_kernel {
 #pragma omp parallel for num_threads(nt) schedule(static)
       for (int64_t r = 0; r < rows; r++) {
         const T* base = in + kept_offset(it, r * m);
-        std::vector<typename R::Acc> acc(m, R::init());
+        // (not a std::vector: vector<bool> has no data() for all/any)
+        std::unique_ptr<typename R::Acc[]> acc(new typename R::Acc[m]);
+        std::fill(acc.get(), acc.get() + m, R::init());
         int64_t idx[32] = {};
         for (int64_t k = 0; k < it.n_red; k++) {
           int64_t off = 0;
           for (int64_t d = 0; d < nd; d++) off += idx[d] * it.red_strides[d];
-          const T* row = base + off;
-          for (int64_t j = 0; j < m; j++) acc[j] = R::step(acc[j], typename R::A(row[j]));
+          step_row<T, R>(acc.get(), base + off, m);
           for (int64_t d = nd - 1; d >= 0; d--) {
             if (++idx[d] < it.red_sizes[d]) break;
             idx[d] = 0;
