@@ -233,6 +233,19 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
   // relu's backward: grad where the output is positive, else 0 (one pass, for autograd)
   m.def("_relu_grad",
         [](const Tensor& grad, const Tensor& out) { return binary(Op::relu_grad, grad, out); });
+  // Fused activations (torch.nn.functional's gelu and silu) and their backward, g * f'(x).
+  static const std::pair<const char*, Op> activations[] = {
+      {"_gelu", Op::gelu}, {"_gelu_tanh", Op::gelu_tanh}, {"_silu", Op::silu}};
+  for (const auto& [name, op] : activations)
+    m.def(name, [op = op](const Tensor& x) { return unary(op, x); }, py::arg("input"));
+  static const std::pair<const char*, Op> activation_grads[] = {
+      {"_gelu_grad", Op::gelu_grad},
+      {"_gelu_tanh_grad", Op::gelu_tanh_grad},
+      {"_silu_grad", Op::silu_grad}};
+  for (const auto& [name, op] : activation_grads)
+    m.def(
+        name, [op = op](const Tensor& g, const Tensor& x) { return binary(op, g, x); },
+        py::arg("grad"), py::arg("input"));
   m.attr("subtract") = m.attr("sub");
   cls.attr("subtract") = cls.attr("sub");
   m.def(

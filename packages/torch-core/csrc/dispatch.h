@@ -22,6 +22,9 @@ namespace tc {
   X(asin, unary_float) X(acos, unary_float) X(atan, unary_float) X(sinh, unary_float)      \
   X(cosh, unary_float) X(tanh, unary_float) X(sigmoid, unary_float) X(erf, unary_float)    \
   X(erfinv, unary_float) X(reciprocal, unary_float)                                        \
+  /* fused activations and their gradients (grad, x) */                                    \
+  X(gelu, unary_float) X(gelu_tanh, unary_float) X(silu, unary_float)                      \
+  X(gelu_grad, binary_float) X(gelu_tanh_grad, binary_float) X(silu_grad, binary_float)    \
   /* unary, same dtype in and out */                                                       \
   X(abs, unary) X(neg, unary) X(sign, unary) X(floor, unary) X(ceil, unary)                \
   X(round, unary) X(trunc, unary) X(frac, unary) X(relu, unary)                        \

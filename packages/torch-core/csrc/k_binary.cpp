@@ -129,6 +129,29 @@ TC_FN2(RemainderF, remainder_impl(x, y))
 TC_FN2(MaximumF, max_impl(x, y))
 TC_FN2(ReluGradF, y > A(0) ? x : A(0))  // the gradient x of relu, at relu's output y
 TC_FN2(MinimumF, min_impl(x, y))
+
+// Activation gradients g * f'(x), x the activation's input (constants: sqrt(1/2),
+// 1/sqrt(2 pi), sqrt(2/pi)).
+template <class A>
+TC_INLINE A gelu_grad_impl(A g, A x) {
+  A cdf = A(0.5) * (A(1) + fast_erf(x * A(0.70710678118654752440)));
+  A pdf = A(0.39894228040143267794) * fast_exp(A(-0.5) * x * x);
+  return g * (cdf + x * pdf);
+}
+template <class A>
+TC_INLINE A gelu_tanh_grad_impl(A g, A x) {
+  const A k = A(0.79788456080286535588), c = A(0.044715);
+  A x2 = x * x, t = fast_tanh(k * (x + c * x2 * x));
+  return g * (A(0.5) * (A(1) + t) + A(0.5) * x * (A(1) - t * t) * k * (A(1) + A(3) * c * x2));
+}
+template <class A>
+TC_INLINE A silu_grad_impl(A g, A x) {
+  A s = A(1) / (A(1) + fast_exp(-x));
+  return g * s * (A(1) + x * (A(1) - s));
+}
+TC_FN2(GeluGradF, gelu_grad_impl(x, y))
+TC_FN2(GeluTanhGradF, gelu_tanh_grad_impl(x, y))
+TC_FN2(SiluGradF, silu_grad_impl(x, y))
 TC_FN2(BitAndF, x& y)
 TC_FN2(BitOrF, x | y)
 TC_FN2(BitXorF, x ^ y)
@@ -175,6 +198,9 @@ void register_binary_kernels() {
   reg<binary_kernel, MaximumF, TC_ALL>(Op::maximum);
   reg<binary_kernel, ReluGradF, TC_FLOATS>(Op::relu_grad);
   reg<binary_kernel, MinimumF, TC_ALL>(Op::minimum);
+  reg<binary_kernel, GeluGradF, TC_FLOATS>(Op::gelu_grad);
+  reg<binary_kernel, GeluTanhGradF, TC_FLOATS>(Op::gelu_tanh_grad);
+  reg<binary_kernel, SiluGradF, TC_FLOATS>(Op::silu_grad);
   reg<binary_kernel, BitAndF, bool, TC_INTS>(Op::bitwise_and);
   reg<binary_kernel, BitOrF, bool, TC_INTS>(Op::bitwise_or);
   reg<binary_kernel, BitXorF, bool, TC_INTS>(Op::bitwise_xor);

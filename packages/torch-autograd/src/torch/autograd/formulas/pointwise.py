@@ -95,6 +95,64 @@ ErfinvBackward0 = _unary(
 )
 ReciprocalBackward0 = _unary("ReciprocalBackward0", ("reciprocal",), lambda g, y: -g * y * y, "y")
 
+# Fused activations (the core's one-pass kernels): backward is one more pass, g * f'(x).
+GeluBackward0 = _unary("GeluBackward0", ("_gelu",), _C._gelu_grad, "x")
+GeluTanhBackward0 = _unary("GeluBackward0", ("_gelu_tanh",), _C._gelu_tanh_grad, "x")
+SiluBackward0 = _unary("SiluBackward0", ("_silu",), _C._silu_grad, "x")
+
+_SQRT1_2 = math.sqrt(0.5)
+_GELU_K = math.sqrt(2.0 / math.pi)  # gelu(approximate="tanh"): tanh(k (x + c x^3))
+_GELU_C = 0.044715
+
+
+def _gelu_second(x):
+    """gelu''(x) = pdf(x) (2 - x^2), pdf the standard normal density."""
+    return (-0.5 * x * x).exp() * (1.0 / math.sqrt(2 * math.pi)) * (2 - x * x)
+
+
+def _gelu_tanh_second(x):
+    """Second derivative of 0.5 x (1 + tanh(u)), u = k (x + c x^3)."""
+    x2 = x * x
+    du = _GELU_K * (1 + 3 * _GELU_C * x2)
+    t = (_GELU_K * (x + _GELU_C * x2 * x)).tanh()
+    return (1 - t * t) * (du - x * t * du * du + 3 * _GELU_K * _GELU_C * x2)
+
+
+def _silu_second(x):
+    """silu''(x) = s (1 - s) (2 + x (1 - 2 s)), s = sigmoid(x)."""
+    s = x.sigmoid()
+    return s * (1 - s) * (2 + x * (1 - 2 * s))
+
+
+def _activation_grad_formula(cls_name, name, grad_op, second):
+    """The formula of grad_op(g, x) = g * f'(x): linear in g, and f''(x) for x (double
+    backward)."""
+
+    def save(self, out, g, x):
+        self.save_for_backward(g, x)
+        return g, x
+
+    def backward(self, gg):
+        g, x = self.saved_tensors
+        need_g, need_x = self.needs_input_grad
+        return (
+            grad_op(gg, x) if need_g else None,
+            gg * g * second(x) if need_x else None,
+        )
+
+    return type(cls_name, (Formula,), {"names": (name,), "save": save, "backward": backward})
+
+
+GeluBackwardBackward0 = _activation_grad_formula(
+    "GeluBackwardBackward0", "_gelu_grad", _C._gelu_grad, _gelu_second
+)
+GeluTanhBackwardBackward0 = _activation_grad_formula(
+    "GeluBackwardBackward0", "_gelu_tanh_grad", _C._gelu_tanh_grad, _gelu_tanh_second
+)
+SiluBackwardBackward0 = _activation_grad_formula(
+    "SiluBackwardBackward0", "_silu_grad", _C._silu_grad, _silu_second
+)
+
 
 class AbsBackward0(Formula):
     """|x|: g * sign(x); for complex z, g * z / |z| (0 at 0)."""

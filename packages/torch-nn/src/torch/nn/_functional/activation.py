@@ -4,6 +4,7 @@ kin are core kernels, found in torch.nn.functional)."""
 import math
 
 import torch
+from torch import _C
 from torch.nn._functional.common import (
     _check_tensor,
     _float_only,
@@ -22,6 +23,7 @@ def relu(input, inplace=False):
 
 
 def relu_(input):
+    """In-place :func:`relu`: ``max(0, x)`` written into ``input``, which is returned."""
     _check_tensor(input, "relu_")
     return input.relu_()
 
@@ -43,6 +45,7 @@ def threshold(input, threshold, value, inplace=False):
 
 
 def threshold_(input, threshold, value):
+    """In-place :func:`threshold`: ``value`` where ``x <= threshold``; returns ``input``."""
     return globals()["threshold"](input, threshold, value, True)
 
 
@@ -77,6 +80,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place :func:`hardtanh`: clamps ``input`` to [min_val, max_val] and returns it."""
     return hardtanh(input, min_val, max_val, True)
 
 
@@ -94,6 +98,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 def leaky_relu_(input, negative_slope=0.01):
+    """In-place :func:`leaky_relu`; returns ``input``."""
     return leaky_relu(input, negative_slope, True)
 
 
@@ -116,6 +121,7 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 def elu_(input, alpha=1.0):
+    """In-place :func:`elu`; returns ``input``."""
     return elu(input, alpha, True)
 
 
@@ -130,6 +136,7 @@ def selu(input, inplace=False):
 
 
 def selu_(input):
+    """In-place :func:`selu`; returns ``input``."""
     return selu(input, True)
 
 
@@ -145,6 +152,7 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 def celu_(input, alpha=1.0):
+    """In-place :func:`celu`; returns ``input``."""
     return celu(input, alpha, True)
 
 
@@ -176,11 +184,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place :func:`rrelu`; returns ``input``."""
     return rrelu(input, lower, upper, training, True)
-
-
-_SQRT1_2 = math.sqrt(0.5)
-_SQRT_2_PI = math.sqrt(2.0 / math.pi)
 
 
 def gelu(input, approximate="none"):
@@ -191,19 +196,17 @@ def gelu(input, approximate="none"):
             f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}"
         )
     _float_only(input, "gelu")
-    half = input * 0.5
     if approximate == "none":
-        return torch.addcmul(half, half, torch.erf(input * _SQRT1_2))
+        return _C._gelu(input)
     if approximate == "tanh":
-        inner = torch.addcmul(input, input * input, input, value=0.044715) * _SQRT_2_PI
-        return torch.addcmul(half, half, torch.tanh(inner))
+        return _C._gelu_tanh(input)
     raise RuntimeError(f"approximate argument must be either none or tanh, got '{approximate}'")
 
 
 def silu(input, inplace=False):
     """x * sigmoid(x)."""
     _float_only(input, "silu")
-    r = input * torch.sigmoid(input)
+    r = _C._silu(input)
     return _inplace(input, r) if inplace else r
 
 
@@ -249,12 +252,12 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def softsign(input):
-    """x / (1 + |x|)."""
+    """``x / (1 + |x|)``."""
     return input / (torch.abs(input) + 1)
 
 
 def logsigmoid(input):
-    """log(sigmoid(x)), computed without overflow: min(x, 0) - log1p(exp(-|x|))."""
+    """log(sigmoid(x)), computed without overflow: ``min(x, 0) - log1p(exp(-|x|))``."""
     _float_only(input, "logsigmoid")
     return torch.clamp(input, max=0.0) - torch.log1p(torch.exp(-torch.abs(input)))
 
@@ -290,7 +293,7 @@ def softshrink(input, lambd=0.5):
 
 
 def hardshrink(input, lambd=0.5):
-    """x where |x| > lambd, else 0."""
+    """``x`` where ``|x| > lambd``, else 0."""
     _float_only(input, "hardshrink")
     lambd = _opmath(lambd, input, "hardshrink", "lambd")
     # |x| <= lambd gives 0; with a NaN lambd nothing does (as PyTorch)
@@ -298,10 +301,12 @@ def hardshrink(input, lambd=0.5):
 
 
 def tanh(input):
+    """:func:`torch.tanh`, elementwise."""
     return torch.tanh(input)
 
 
 def sigmoid(input):
+    """:func:`torch.sigmoid`: ``1 / (1 + exp(-x))``, elementwise."""
     return torch.sigmoid(input)
 
 
@@ -347,4 +352,5 @@ def prelu(input, weight):
 
 
 def softsign_(input):
+    """In-place :func:`softsign`; returns ``input``."""
     return _inplace(input, softsign(input))

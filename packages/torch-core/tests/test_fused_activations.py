@@ -1,0 +1,91 @@
+"""The core's one-pass activation kernels (``_C._gelu``, ``_gelu_tanh``, ``_silu``) and their
+gradients ``g * f'(x)`` against float64 NumPy/SciPy formulas, over a range that reaches the
+tails, in float32 (the vectorised polynomial paths) and float64."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.special import erf, expit
+
+import torch
+from torch import _C
+
+K = math.sqrt(2 / math.pi)
+C = 0.044715
+
+
+def gelu(x):
+    return 0.5 * x * (1 + erf(x / math.sqrt(2)))
+
+
+def gelu_grad(x):
+    return 0.5 * (1 + erf(x / math.sqrt(2))) + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(K * (x + C * x**3)))
+
+
+def gelu_tanh_grad(x):
+    t = np.tanh(K * (x + C * x**3))
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * K * (1 + 3 * C * x * x)
+
+
+def silu(x):
+    return x * expit(x)
+
+
+def silu_grad(x):
+    s = expit(x)
+    return s * (1 + x * (1 - s))
+
+
+CASES = [
+    ("_gelu", "_gelu_grad", gelu, gelu_grad),
+    ("_gelu_tanh", "_gelu_tanh_grad", gelu_tanh, gelu_tanh_grad),
+    ("_silu", "_silu_grad", silu, silu_grad),
+]
+# absolute error allowed on values of order 1 (and relative beyond): float32's kernels are
+# polynomial approximations within a few ulp
+TOL = {torch.float32: 2e-6, torch.float64: 1e-13}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("fwd,bwd,f,df", CASES, ids=[c[0] for c in CASES])
+def test_values_and_gradients_match_the_formulas(fwd, bwd, f, df, dtype):
+    x64 = np.concatenate([np.linspace(-12, 12, 100_003), [-80.0, -30.0, 0.0, 30.0, 80.0]])
+    x = torch.tensor(x64, dtype=dtype)
+    xr = x.double().numpy()  # the values the kernel actually saw
+    g = torch.linspace(-2, 2, x.numel(), dtype=dtype)
+    tol = TOL[dtype]
+    y = getattr(_C, fwd)(x)
+    assert y.dtype == dtype and y.shape == x.shape
+    ref = f(xr)
+    np.testing.assert_allclose(y.double().numpy(), ref, rtol=tol, atol=tol)
+    gx = getattr(_C, bwd)(g, x)
+    assert gx.dtype == dtype
+    np.testing.assert_allclose(gx.double().numpy(), g.double().numpy() * df(xr), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("fwd,bwd,f,df", CASES, ids=[c[0] for c in CASES])
+def test_special_values(fwd, bwd, f, df):
+    # NaN stays NaN; +inf is inf; -inf gives NaN (inf * 0), as PyTorch's kernels give
+    y = getattr(_C, fwd)(torch.tensor([float("nan"), float("inf"), -float("inf"), -100.0, 100.0]))
+    assert math.isnan(y[0].item()) and y[1].item() == math.inf and math.isnan(y[2].item())
+    assert y[3].item() == 0.0 and y[4].item() == 100.0
+    g = getattr(_C, bwd)(torch.ones(3), torch.tensor([float("nan"), -100.0, 100.0]))
+    assert math.isnan(g[0].item()) and g[1].item() == 0.0 and g[2].item() == 1.0
+
+
+@pytest.mark.parametrize("fwd,bwd,f,df", CASES, ids=[c[0] for c in CASES])
+def test_strided_and_half_inputs(fwd, bwd, f, df):
+    base = torch.linspace(-5, 5, 600).reshape(20, 30)
+    x = base.t()  # non-contiguous
+    np.testing.assert_allclose(
+        getattr(_C, fwd)(x).numpy(), f(x.double().numpy()), rtol=2e-6, atol=2e-6
+    )
+    h = base.to(torch.bfloat16)
+    yh = getattr(_C, fwd)(h)
+    assert yh.dtype == torch.bfloat16
+    np.testing.assert_allclose(yh.float().numpy(), f(h.double().numpy()), rtol=1e-2, atol=1e-2)
