@@ -367,12 +367,14 @@ class Formula(Node):
 class OpSpec:
     """What a gate carries for the recorder: the formula and how the op writes its result."""
 
-    __slots__ = ("formula", "name", "inplace", "fast")
+    __slots__ = ("formula", "name", "inplace", "fast", "fast_view")
 
     def __init__(self, formula, name, inplace):
         self.formula, self.name, self.inplace = formula, name, inplace
         # the hot path of record(): one float output, not a view, nothing special
-        self.fast = not (inplace or formula.view or formula.python_inside) and formula.float_output
+        plain = not (inplace or formula.python_inside) and formula.float_output
+        self.fast = plain and not formula.view
+        self.fast_view = plain and formula.view is True  # always shares the input's storage
 
 
 def _link(node, inputs):
@@ -436,14 +438,15 @@ def record(gate, args, kwargs, frame=None):
     """The recorder the core's gates call when some argument requires grad (frame: the
     caller's, which the gate passes)."""
     spec = gate.formula
-    if kwargs or not spec.fast or anomaly["enabled"]:
+    if kwargs or not (spec.fast or spec.fast_view) or anomaly["enabled"]:
         return _record_with_kwargs(gate, spec, args, kwargs)
     out = gate.__wrapped__(*args)
     if out.__class__ is not Tensor:  # NotImplemented, or several outputs
         return out if out is NotImplemented else _finish(spec.formula, out, args, {})
-    for a in args:  # ops that may return their input unchanged (contiguous, to)
-        if out is a:
-            return out
+    if not spec.fast_view:  # (a view gets a node even when it is its input's shape)
+        for a in args:  # ops that may return their input unchanged (contiguous, to)
+            if out is a:
+                return out
     node = spec.formula()
     code = frame.f_code if frame is not None else None
     if _in_torch.get(code) is False:  # called from user code: note where
@@ -452,6 +455,12 @@ def record(gate, args, kwargs, frame=None):
         node._where = _user_frame()
     _set_grad_fn(out, node)
     _link(node, node.save(out, *args))
+    if spec.fast_view:  # (as _finish does for views)
+        root = args[0]._base
+        if root is None:
+            root = args[0]
+        out._base = root
+        out._rebases_seen = root._rebases
     return out
 
 
