@@ -31,7 +31,10 @@ CORE = ROOT / "packages" / "torch-core"
 CORE_INPUTS = ["csrc", "src", "third_party", "CMakeLists.txt", "hatch_build.py", "pyproject.toml"]
 PURE = [
     f"./packages/torch-{name}"
-    for name in ("autograd", "nn", "optim", "multiprocessing", "legacy", "all")
+    for name in (
+        "autograd", "nn", "optim", "multiprocessing", "legacy",
+        "distributions", "distributed", "jit", "all",
+    )  # fmt: skip
 ]
 TEST_DEPS = ["pytest", "hypothesis", "numpy", "scipy"]  # scipy: oracle of torch.special
 
@@ -69,7 +72,7 @@ def install_all(session: nox.Session, *extra: str) -> None:
 def tests(session: nox.Session) -> None:
     """Build and install every package, then run all packages' tests (the Hogwild example's
     test reads scikit-learn's digits)."""
-    install_all(session, *TEST_DEPS, "scikit-learn", "tensorboard")
+    install_all(session, *TEST_DEPS, "scikit-learn", "tensorboard", "onnx", "onnxruntime")
     session.run("pytest", *sorted(glob.glob("packages/*/tests")), *session.posargs)
 
 
@@ -112,7 +115,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def docs(session: nox.Session) -> None:
     """The Sphinx site (warnings are errors) and its doctests."""
-    install_all(session, "sphinx", "numpy")
+    install_all(session, "sphinx", "sphinx-gallery", "matplotlib", "numpy", "scikit-learn")
     for builder in ("html", "doctest"):
         session.run(
             "sphinx-build",

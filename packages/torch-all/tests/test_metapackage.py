@@ -12,10 +12,13 @@ PACKAGES = {
     "torch-optim": "torch.optim",
     "torch-multiprocessing": "torch.multiprocessing",
     "torch-legacy": "torch.legacy",
+    "torch-distributions": "torch.distributions",
+    "torch-distributed": "torch.distributed",
+    "torch-jit": "torch.jit",
 }
 
 
-def test_depends_on_exactly_our_six_packages():
+def test_depends_on_exactly_our_nine_packages():
     plain = [r for r in requires("torch-all") if "extra ==" not in r]
     assert sorted(plain) == sorted(f"{name}==0.1.*" for name in PACKAGES)
 

@@ -34,11 +34,13 @@ __all__ = [
 
 
 def is_complex(input):
+    """True if ``input``'s dtype is complex (``complex64`` or ``complex128``)."""
     check_tensor(input, "is_complex")
     return input.dtype.is_complex
 
 
 def is_conj(input):
+    """Always False: this torch has no lazily conjugated views (see :func:`resolve_conj`)."""
     check_tensor(input, "is_conj")
     return False
 
@@ -56,11 +58,15 @@ def view_as_complex(input):
 
 
 def real(input):
+    """The real part of ``input``: a real view onto a complex tensor (writes go through), the tensor
+    itself for a real one."""
     check_tensor(input, "real")
     return _C._view_as_real(input)[..., 0] if input.dtype.is_complex else input
 
 
 def imag(input):
+    """The imaginary part of a complex ``input``, as a real view that shares its storage. Raises
+    RuntimeError for real dtypes."""
     check_tensor(input, "imag")
     if not input.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
@@ -111,17 +117,21 @@ def conj(input):
 
 
 def resolve_conj(input):
+    """Returns ``input`` itself: conjugation is never lazy here (:func:`conj` copies), so there is
+    no conjugate bit to resolve."""
     check_tensor(input, "resolve_conj")
     return input
 
 
 def resolve_neg(input):
+    """Returns ``input`` itself: negation is never lazy here, so there is no negative bit to
+    resolve."""
     check_tensor(input, "resolve_neg")
     return input
 
 
 def sgn(input, *, out=None):
-    """z / |z| (0 where z is 0) for complex input; sign(x) for real input."""
+    """``z / |z|`` (0 where z is 0) for complex input; sign(x) for real input."""
     check_tensor(input, "sgn")
     if not input.dtype.is_complex:
         r = input.sign()
@@ -172,5 +182,15 @@ for _name in (
     "vdot",
 ):
     tensor_method(globals()[_name], _name)
-tensor_method(lambda self: self.copy_(conj_physical(self)), "conj_physical_")
-tensor_method(lambda self: self.copy_(sgn(self)), "sgn_")
+
+
+@tensor_method
+def conj_physical_(self):
+    """In-place :func:`conj_physical`: conjugates a complex tensor's values; returns ``self``."""
+    return self.copy_(conj_physical(self))
+
+
+@tensor_method
+def sgn_(self):
+    """In-place :func:`sgn`; returns ``self``."""
+    return self.copy_(sgn(self))

@@ -243,8 +243,9 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    """The adjoint of unfold (col2im): sums the blocks (N, C * kH * kW, L) back into images
-    (N, C, *output_size), overlapping values added; (C * kH * kW, L) -> (C, *output_size)."""
+    """The adjoint of unfold (col2im): sums the blocks ``(N, C * kH * kW, L)`` back into
+    images ``(N, C, *output_size)``, overlapping values added; ``(C * kH * kW, L)`` ->
+    ``(C, *output_size)``."""
     check_tensor(input, "fold")
     if input.dim() not in (2, 3):
         raise RuntimeError(

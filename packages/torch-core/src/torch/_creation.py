@@ -179,6 +179,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    """A 0-dim tensor holding the number ``s``, in ``dtype`` (the default dtype when None) on
+    ``device``."""
     t = _C._full((), s, dtype or _C.get_default_dtype())
     return _finish(t, requires_grad, _device(device))
 
@@ -233,6 +235,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor of shape ``size`` with the given ``stride`` (in elements), over a new
+    storage just big enough for it. The values are whatever memory held."""
     n = 1 + builtins.sum((s - 1) * st for s, st in zip(size, stride)) if 0 not in size else 0
     base = _empty((n,), dtype or _C.get_default_dtype(), _device(device))
     return _finish(base.as_strided(size, stride, 0), requires_grad)
@@ -249,18 +253,21 @@ def _like(input, dtype, device, requires_grad, value=None):
 def empty_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ):
+    """An uninitialised tensor with ``input``'s shape and, unless given, its dtype and device."""
     return _finish(_like(input, dtype, device, requires_grad), requires_grad)
 
 
 def zeros_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ):
+    """A tensor of zeros with ``input``'s shape and, unless given, its dtype and device."""
     return _finish(_like(input, dtype, device, requires_grad, 0), requires_grad)
 
 
 def ones_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ):
+    """A tensor of ones with ``input``'s shape and, unless given, its dtype and device."""
     return _finish(_like(input, dtype, device, requires_grad, 1), requires_grad)
 
 
@@ -274,6 +281,8 @@ def full_like(
     requires_grad=False,
     memory_format=None,
 ):
+    """A tensor with ``input``'s shape filled with ``fill_value``; dtype and device are ``input``'s
+    unless given."""
     return _finish(_like(input, dtype, device, requires_grad, fill_value), requires_grad)
 
 
@@ -483,12 +492,16 @@ def randperm(
 def rand_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ):
+    """Uniform samples from [0, 1) with ``input``'s shape and, unless given, its dtype (see
+    :func:`rand`)."""
     return rand(input.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 def randn_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ):
+    """Standard normal samples with ``input``'s shape and, unless given, its dtype (see
+    :func:`randn`)."""
     return randn(
         input.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad
     )
@@ -505,6 +518,8 @@ def randint_like(
     requires_grad=False,
     memory_format=None,
 ):
+    """Random integers in [low, high) (``randint_like(input, high)`` means low=0) with ``input``'s
+    shape and, unless given, its dtype."""
     if high is None:
         low, high = 0, low
     return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device)
@@ -623,6 +638,7 @@ def seed():
 
 
 def initial_seed():
+    """The seed the default generator was last seeded with (an int)."""
     return _C.default_generator.initial_seed()
 
 
@@ -632,6 +648,8 @@ def get_rng_state():
 
 
 def set_rng_state(new_state):
+    """Restores the default generator from ``new_state``, a uint8 tensor returned by
+    :func:`get_rng_state`."""
     _C.default_generator.set_state(new_state)
 
 

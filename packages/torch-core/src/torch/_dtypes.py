@@ -117,6 +117,7 @@ class iinfo:  # noqa: N801
 
 
 def is_floating_point_dtype(dtype):
+    """True if ``dtype`` is a floating-point dtype (float16, bfloat16, float32, float64)."""
     return dtype.is_floating_point
 
 
@@ -143,7 +144,12 @@ class _LegacyTensorMeta(type):
 
 
 def _legacy(name, dtype):
-    return _LegacyTensorMeta(name, (), {"dtype": dtype, "__module__": "torch"})
+    doc = (
+        f"The legacy tensor type of {dtype}: ``{name}(*sizes)`` an uninitialised tensor, "
+        f"``{name}(data)`` a tensor of ``data``, ``{name}(tensor)`` a cast; "
+        f"``isinstance(t, torch.{name})`` is True for {dtype} tensors."
+    )
+    return _LegacyTensorMeta(name, (), {"dtype": dtype, "__module__": "torch", "__doc__": doc})
 
 
 FloatTensor = _legacy("FloatTensor", _C.float32)

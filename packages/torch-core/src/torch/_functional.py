@@ -62,6 +62,9 @@ __all__ += _INPLACE_FUNCTIONS
 
 # Named results of reductions that return values and indices: `torch.max(x, 0).indices`.
 class return_types:  # noqa: N801  (a namespace, named like PyTorch's)
+    """The named tuples that functions returning several tensors give back, e.g.
+    ``torch.return_types.max(values, indices)``; they unpack like plain tuples."""
+
     max = collections.namedtuple("max", ["values", "indices"])
     min = collections.namedtuple("min", ["values", "indices"])
     std_mean = collections.namedtuple("std_mean", ["std", "mean"])
@@ -103,6 +106,9 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The product of the elements of ``input``: of all of them (a 0-dim tensor) when ``dim`` is
+    None, else along ``dim`` (kept as size 1 with ``keepdim``). ``dtype`` casts the input first;
+    integer and bool inputs give int64."""
     check_tensor(input, "prod")
     return write_out(_C._prod(input, dim, keepdim, out_dtype(dtype, out)), out)
 
@@ -188,6 +194,8 @@ def argmax(input, dim=None, keepdim=False):
 
 
 def argmin(input, dim=None, keepdim=False):
+    """The index of the smallest element: in the flattened tensor when ``dim`` is None, else along
+    ``dim`` (int64; the first one on ties; NaN counts as the smallest)."""
     check_tensor(input, "argmin")
     return _C._argmin(input, dim, keepdim and dim is not None)[1]
 
@@ -204,18 +212,26 @@ def _truth(input):
 
 
 def all(input, dim=None, keepdim=False, *, out=None):
+    """True where every element is non-zero: over all elements (a 0-dim bool tensor) when ``dim`` is
+    None, else along ``dim`` (an int or a tuple, kept as size 1 with ``keepdim``). uint8 inputs
+    give uint8."""
     if _no_dims(dim):
         return write_out(_truth(input), out)
     return write_out(_C._all(input, _dims(dim), keepdim, None), out)
 
 
 def any(input, dim=None, keepdim=False, *, out=None):
+    """True where some element is non-zero: over all elements (a 0-dim bool tensor) when ``dim`` is
+    None, else along ``dim`` (an int or a tuple, kept as size 1 with ``keepdim``). uint8 inputs
+    give uint8."""
     if _no_dims(dim):
         return write_out(_truth(input), out)
     return write_out(_C._any(input, _dims(dim), keepdim, None), out)
 
 
 def count_nonzero(input, dim=None):
+    """The number of non-zero elements, over all elements or along ``dim`` (an int or a tuple), as
+    an int64 tensor."""
     return _C._sum(_C.ne(input, 0), _dims(dim), False, None)
 
 
@@ -245,12 +261,16 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var, mean)`` of ``input`` over ``dim``, as a named tuple; the arguments are those of
+    :func:`var` and :func:`mean`."""
     return return_types.var_mean(
         var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
     )
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std, mean)`` of ``input`` over ``dim``, as a named tuple; the arguments are those of
+    :func:`std` and :func:`mean`."""
     return return_types.std_mean(
         std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
     )
@@ -387,10 +407,12 @@ def _detached(v):
 
 
 def clamp_min(input, min, *, out=None):
+    """``clamp(input, min=min)``: the elementwise maximum of ``input`` and ``min``."""
     return clamp(input, min, None, out=out)
 
 
 def clamp_max(input, max, *, out=None):
+    """``clamp(input, max=max)``: the elementwise minimum of ``input`` and ``max``."""
     return clamp(input, None, max, out=out)
 
 
@@ -403,6 +425,7 @@ def lerp(input, end, weight, *, out=None):
 
 
 def square(input, *, out=None):
+    """``input * input``, elementwise (bool squares to int64, as ``pow(x, 2)``)."""
     if input.dtype == _C.bool:  # as pow(x, 2): bools square in int64
         input = input.to(_C.int64)
     return _C.mul(input, input, out=out)
@@ -460,14 +483,17 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def numel(input):
+    """The number of elements of ``input`` (an int)."""
     return input.numel()
 
 
 def is_tensor(obj):
+    """True if ``obj`` is a :class:`torch.Tensor` (or a subclass, such as a Parameter)."""
     return isinstance(obj, Tensor)
 
 
 def is_floating_point(input):
+    """True if ``input``'s dtype is a floating-point one."""
     return input.is_floating_point()
 
 

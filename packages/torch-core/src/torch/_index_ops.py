@@ -167,14 +167,21 @@ def scatter_(input, dim, index, src=None, value=None, *, reduce=None):
 
 
 def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
+    """Out-of-place :meth:`Tensor.scatter_`: a copy of ``input`` in which ``src[i][j]`` (or
+    ``value``) is written at ``index[i][j]`` along ``dim``; ``reduce`` ('add' or 'multiply')
+    combines instead of overwriting."""
     return write_out(scatter_(input.clone(), dim, index, src, value, reduce=reduce), out)
 
 
 def scatter_add_(input, dim, index, src):
+    """Adds ``src`` into ``input`` in place at the positions ``index`` gives along ``dim``
+    (duplicates accumulate); returns ``input``."""
     return _scatter_into(input, dim, index, src, _ADD, "scatter_add_")
 
 
 def scatter_add(input, dim, index, src, *, out=None):
+    """Out-of-place :meth:`Tensor.scatter_add_`: a copy of ``input`` with ``src`` added at ``index``
+    along ``dim``."""
     return write_out(scatter_add_(input.clone(), dim, index, src), out)
 
 
@@ -195,6 +202,10 @@ def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    """A copy of ``input`` in which the values of ``src`` are reduced into the positions ``index``
+    gives along ``dim``, with ``reduce`` one of 'sum', 'prod', 'mean', 'amax', 'amin';
+    ``include_self=False`` leaves the original values out of the reduction where something is
+    scattered."""
     result = scatter_reduce_(input.clone(), dim, index, src, reduce, include_self=include_self)
     return write_out(result, out)
 
@@ -215,6 +226,8 @@ def masked_fill(input, mask, value):
 
 
 def masked_fill_(input, mask, value):
+    """Writes ``value`` (a number or a 0-dim tensor) in place where the bool ``mask`` (broadcast to
+    ``input``'s shape) is True; returns ``input``."""
     _check_bool_mask(mask, "masked_fill_")
     torch.broadcast_shapes(mask.shape, input.shape)
     mask = mask.expand(input.shape)
@@ -245,6 +258,8 @@ def masked_scatter_(input, mask, source):
 
 
 def masked_scatter(input, mask, source):
+    """A copy of ``input`` (broadcast with ``mask``) in which the positions where ``mask`` is True
+    take the consecutive elements of ``source``, in row-major order."""
     shape = torch.broadcast_shapes(input.shape, mask.shape)
     return masked_scatter_(input.expand(shape).clone(), mask, source)
 
@@ -298,23 +313,33 @@ def index_add_(input, dim, index, source, *, alpha=1):
 
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
+    """Out-of-place :meth:`Tensor.index_add_`: a copy of ``input`` with ``alpha * source`` added to
+    the slices ``index`` selects along ``dim``."""
     return write_out(index_add_(input.clone(), dim, index, source, alpha=alpha), out)
 
 
 def index_copy_(input, dim, index, source):
+    """Copies the slices of ``source`` into ``input`` in place, at the positions ``index`` gives
+    along ``dim``; returns ``input``."""
     return _index_write(input, dim, index, source, _SET, "index_copy_")
 
 
 def index_copy(input, dim, index, source, *, out=None):
+    """Out-of-place :meth:`Tensor.index_copy_`: a copy of ``input`` with the slices of ``source``
+    written at ``index`` along ``dim``."""
     return write_out(index_copy_(input.clone(), dim, index, source), out)
 
 
 def index_fill_(input, dim, index, value):
+    """Fills the slices ``index`` selects along ``dim`` with ``value`` (a number or a 0-dim tensor)
+    in place; returns ``input``."""
     value = _fill_value(value, input.dtype, "index_fill_")
     return _index_write(input, dim, index, value, _SET, "index_fill_")
 
 
 def index_fill(input, dim, index, value):
+    """Out-of-place :meth:`Tensor.index_fill_`: a copy of ``input`` with the slices ``index``
+    selects along ``dim`` set to ``value``."""
     return index_fill_(input.clone(), dim, index, value)
 
 
@@ -360,6 +385,8 @@ def nonzero(input, *, out=None, as_tuple=False):
 
 
 def argwhere(input):
+    """The indices of the non-zero elements of ``input``, one row per element: an int64 tensor of
+    shape ``(n, input.dim())``."""
     return _C._nonzero(input)
 
 

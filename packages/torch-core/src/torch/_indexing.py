@@ -247,6 +247,9 @@ def index_put_(input, indices, values, accumulate=False):
 
 
 def index_put(input, indices, values, accumulate=False):
+    """Out-of-place :meth:`Tensor.index_put_`: a copy of ``input`` with ``values`` written at
+    ``input[indices]`` (``indices`` a tuple of index tensors), or added there when
+    ``accumulate``."""
     return index_put_(input.clone(), indices, values, accumulate)
 
 

@@ -122,6 +122,10 @@ def _inplace(fn, name):
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = (
+        f"In-place :func:`torch.{name[:-1]}` with ``self`` as the first argument: the result "
+        "must keep ``self``'s shape and be castable to its dtype. Returns ``self``."
+    )
     return method
 
 
@@ -294,6 +298,8 @@ def float_power(input, exponent, *, out=None):
 
 
 def _float_power_(self, exponent):
+    """In-place :func:`torch.float_power`: ``self`` must already be float64 (or complex128), the
+    dtype the result has; returns ``self``."""
     dt = _float_power_dtype(self, exponent)
     if self.dtype != dt:
         raise RuntimeError(
@@ -1279,6 +1285,8 @@ def _i1e(input, *, out=None):
 
 
 def _polygamma_method(self, n):
+    """``torch.polygamma(n, self)``: the n-th derivative of the digamma function of
+    each element."""
     return polygamma(n, self)
 
 
@@ -1288,6 +1296,7 @@ def _special(name):
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = f"``torch.special.{name}(self, ...)``: see :func:`torch.special.{name}`."
     return method
 
 

@@ -168,10 +168,14 @@ def dropout_(input, p=0.5, train=True):
 
 
 def alpha_dropout_(input, p=0.5, train=False):
+    """In-place :func:`torch.nn.functional.alpha_dropout` (with ``train`` for ``training``); returns
+    ``input``."""
     return alpha_dropout(input, p, train, inplace=True)
 
 
 def feature_alpha_dropout_(input, p=0.5, train=False):
+    """In-place :func:`torch.nn.functional.feature_alpha_dropout` (with ``train`` for ``training``);
+    returns ``input``."""
     return feature_alpha_dropout(input, p, train, inplace=True)
 
 
@@ -195,4 +199,6 @@ def feature_dropout(input, p=0.5, train=True, inplace=False):
 
 
 def feature_dropout_(input, p=0.5, train=True):
+    """In-place feature dropout: zeroes whole channels (dim 1) of ``input`` with probability ``p``
+    when ``train``, scaling the rest by ``1 / (1 - p)``; returns ``input``."""
     return feature_dropout(input, p, train, inplace=True)

@@ -55,7 +55,7 @@ def embedding(
     sparse=False,
 ):
     """The rows of ``weight`` (num_embeddings, dim) at the indices ``input``: shape
-    (*input.shape, dim). The ``padding_idx`` row gets no gradient; ``scale_grad_by_freq``
+    ``(*input.shape, dim)``. The ``padding_idx`` row gets no gradient; ``scale_grad_by_freq``
     divides each row's gradient by how often it occurs in ``input``; ``max_norm`` first
     rescales (in place) the referenced rows whose norm exceeds it."""
     op = "embedding"

@@ -60,10 +60,14 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def _softmax_method(self, dim, dtype=None):
+    """``torch.softmax(self, dim, dtype=dtype)``: exponentials normalised to sum to 1
+    along ``dim``."""
     return softmax(self, dim, dtype=dtype)
 
 
 def _log_softmax_method(self, dim, dtype=None):
+    """``torch.log_softmax(self, dim, dtype=dtype)``: the logarithm of :meth:`softmax`, computed
+    stably."""
     return log_softmax(self, dim, dtype=dtype)
 
 

@@ -25,7 +25,7 @@ def batch_norm(
     momentum=0.1,
     eps=1e-5,
 ):
-    """Normalises each channel (dim 1) of (N, C, *) by its mean and variance: the batch's in
+    """Normalises each channel (dim 1) of ``(N, C, *)`` by its mean and variance: the batch's in
     training (updating the running stats in place with ``momentum`` and the unbiased
     variance), the running stats otherwise; then scales by ``weight`` and adds ``bias``."""
     op = "batch_norm"
@@ -146,7 +146,7 @@ def _channel_affine(y, weight, bias, op, dtype):
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Normalises each group of C / num_groups channels of each sample (N, C, *), then
+    """Normalises each group of C / num_groups channels of each sample ``(N, C, *)``, then
     applies the per-channel ``weight`` and ``bias``."""
     op = "group_norm"
     check_tensor(input, op)
@@ -175,7 +175,7 @@ def instance_norm(
     momentum=0.1,
     eps=1e-5,
 ):
-    """Normalises each channel of each sample (N, C, *) over its spatial dims (or by the
+    """Normalises each channel of each sample ``(N, C, *)`` over its spatial dims (or by the
     running stats when ``use_input_stats`` is False); running stats, when given, are
     updated with the batch average of the per-instance statistics."""
     op = "instance_norm"

@@ -28,7 +28,7 @@ def interpolate(
     recompute_scale_factor=None,
     antialias=False,
 ):
-    """Resamples the spatial dims of (N, C, *spatial) to ``size`` (or ``scale_factor`` times
+    """Resamples the spatial dims of ``(N, C, *spatial)`` to ``size`` (or ``scale_factor`` times
     the input's): 'nearest', 'nearest-exact', 'linear' (3-D input), 'bilinear' (4-D),
     'trilinear' (5-D) or 'area' (adaptive average pooling). ``align_corners`` (linear modes)
     maps the corner pixels' centres onto each other."""

@@ -20,6 +20,10 @@ SUBPACKAGES = {
     "optim": "torch-optim",
     "multiprocessing": "torch-multiprocessing",
     "legacy": "torch-legacy",
+    "distributions": "torch-distributions",
+    "distributed": "torch-distributed",
+    "jit": "torch-jit",
+    "onnx": "torch-jit",
 }
 # modules under a torch-core package that another wheel ships
 _EXTRA = {
@@ -31,7 +35,13 @@ _EXTRA = {
 }
 # our packages (besides torch-core) that a package depends on: pip must get them from the
 # local sources too, in the same command
-_NEEDS = {"torch-nn": ("torch-autograd",), "torch-optim": ("torch-autograd",)}
+_NEEDS = {
+    "torch-nn": ("torch-autograd",),
+    "torch-optim": ("torch-autograd",),
+    "torch-distributions": ("torch-autograd",),
+    "torch-distributed": ("torch-autograd", "torch-nn"),
+    "torch-jit": ("torch-autograd", "torch-nn"),
+}
 
 
 def install_command(package):
@@ -86,6 +96,9 @@ def import_submodule(parent, name):
 
 
 def install_missing_package_hints(torch_path):
+    """Called once by ``import torch``: makes importing a torch subpackage whose wheel is not
+    installed (``torch.nn`` without torch-nn, ...) raise an ImportError naming the package to
+    install. ``torch_path`` is the ``torch`` package's ``__path__``."""
     if not any(isinstance(f, _MissingPackageFinder) for f in sys.meta_path):
         sys.meta_path.append(_MissingPackageFinder())
     from torch import _C

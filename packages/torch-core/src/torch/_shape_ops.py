@@ -80,16 +80,23 @@ def stack(tensors, dim=0, *, out=None, axis=None):
 
 
 def atleast_1d(*tensors):
+    """Each tensor with at least one dim: 0-dim tensors become shape (1,). One tensor in, one out;
+    several (or a list) in, a tuple out."""
     ts = tuple(t.reshape(1) if t.dim() == 0 else t for t in _varargs(tensors, "atleast_1d"))
     return ts[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else ts
 
 
 def atleast_2d(*tensors):
+    """Each tensor with at least two dims: 0-dim become (1, 1), 1-dim (n,) become (1, n). One tensor
+    in, one out; several (or a list) in, a tuple out."""
     ts = tuple(t.reshape(1, -1) if t.dim() < 2 else t for t in _varargs(tensors, "atleast_2d"))
     return ts[0] if len(tensors) == 1 and isinstance(tensors[0], Tensor) else ts
 
 
 def atleast_3d(*tensors):
+    """Each tensor with at least three dims: 0-dim become (1, 1, 1), (n,) becomes (1, n, 1), (m, n)
+    becomes (m, n, 1). One tensor in, one out; several (or a list) in, a tuple out."""
+
     def lift(t):
         if t.dim() == 0:
             return t.reshape(1, 1, 1)
@@ -124,6 +131,8 @@ def dstack(tensors, *, out=None):
 
 
 def column_stack(tensors, *, out=None):
+    """Stacks ``tensors`` as columns: 0-dim and 1-dim tensors become ``(n, 1)`` columns, the rest
+    are concatenated along dim 1."""
     _check_list(tensors, "column_stack")
     ts = [t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors]
     return cat(ts, 1, out=out)
@@ -244,6 +253,12 @@ def _split_fn(name, dim, min_dim):
         return tensor_split(input, indices_or_sections, d)
 
     fn.__name__ = name
+    where = "dim 1 (dim 0 of a 1-dim tensor)" if name == "hsplit" else f"dim {dim}"
+    fn.__doc__ = (
+        f"Splits a tensor with at least {min_dim} dim(s) along {where} into a tuple of views: "
+        "``indices_or_sections`` equal parts (an int that divides the size) or the parts "
+        "between the given indices."
+    )
     return fn
 
 
@@ -349,12 +364,16 @@ def flip(input, dims):
 
 
 def fliplr(input):
+    """Reverses the order of the columns (dim 1) of a tensor with at least 2 dims; returns a new
+    tensor."""
     if input.dim() < 2:
         raise RuntimeError(f"fliplr: input must be >= 2-d, got shape {list(input.shape)}")
     return _C._flip(input, (1,))
 
 
 def flipud(input):
+    """Reverses the order of the rows (dim 0) of a tensor with at least 1 dim; returns a
+    new tensor."""
     if input.dim() < 1:
         raise RuntimeError("flipud: input must be >= 1-d, got a 0-d tensor")
     return _C._flip(input, (0,))
@@ -404,6 +423,8 @@ def triu(input, diagonal=0, *, out=None):
 
 def _tri_(upper):
     def fn(self, diagonal=0):
+        """In-place :func:`torch.triu` (``triu_``) or :func:`torch.tril` (``tril_``) of the last
+        two dims, ``diagonal`` as there; returns ``self``."""
         _C._tri_(self, diagonal, upper)
         return self
 
@@ -418,6 +439,8 @@ def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The indices of the upper triangle (from diagonal ``offset`` up) of a ``row`` x ``col``
+    matrix: a ``(2, n)`` int64 tensor of row and column indices, row by row."""
     return _C._tri_indices(row, col, offset, True, dtype)
 
 
@@ -576,10 +599,14 @@ def cartesian_prod(*tensors):
 
 # ---------------------------------------------------------------- Tensor methods
 def _flip_method(self, *dims, **kwargs):
+    """Reverses the order of the elements along the given dims (``x.flip(0, 1)`` or
+    ``x.flip(dims=(0, 1))``); returns a new tensor."""
     return _C._flip(self, _ints(kwargs["dims"] if "dims" in kwargs else _varargs(dims, "flip")))
 
 
 def _split_method(self, split_size, dim=0):
+    """:func:`torch.split` of this tensor: a tuple of views of ``split_size`` along ``dim`` (the
+    last may be smaller), or of the sizes a list gives."""
     return split(self, split_size, dim)
 
 

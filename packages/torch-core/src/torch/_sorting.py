@@ -94,10 +94,12 @@ def cummin(input, dim, *, out=None):
 
 
 def _cumsum_(self, dim, *, dtype=None):
+    """In-place :func:`torch.cumsum` along ``dim``; returns ``self``."""
     return self.copy_(cumsum(self, dim, dtype=dtype))
 
 
 def _cumprod_(self, dim, *, dtype=None):
+    """In-place :func:`torch.cumprod` along ``dim``; returns ``self``."""
     return self.copy_(cumprod(self, dim, dtype=dtype))
 
 

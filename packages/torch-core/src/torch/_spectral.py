@@ -63,7 +63,7 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
 
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                     requires_grad=False):  # fmt: skip
-    """1 - |2 n / (N - 1) - 1|."""
+    """``1 - |2 n / (N - 1) - 1|``."""
     return _window("bartlett_window", window_length, periodic, dtype, requires_grad,
                    lambda n, N: 1 - (2 * n / (N - 1) - 1).abs())  # fmt: skip
 

@@ -78,7 +78,13 @@ tensor_method("torch", "__module__")
 
 
 # .T and .mT as compositions of transpose/permute, so that torch-autograd records them.
-tensor_method(property(lambda self: self.permute(*builtins.range(self.dim() - 1, -1, -1))), "T")
+tensor_method(
+    property(
+        lambda self: self.permute(*builtins.range(self.dim() - 1, -1, -1)),
+        doc="This tensor with its dims in reverse order (a view); the transpose of a matrix.",
+    ),
+    "T",
+)
 
 
 def _mT(self):
@@ -90,7 +96,10 @@ def _mT(self):
     return self.transpose(-2, -1)
 
 
-tensor_method(property(_mT), "mT")
+tensor_method(
+    property(_mT, doc="The transpose of the last two dims (a view), for (batches of) matrices."),
+    "mT",
+)
 
 # Every tensor is dense; is_cpu, is_cuda and is_meta come from the core.
 tensor_method(
@@ -110,6 +119,8 @@ for _name in F.TENSOR_METHODS:
 
 @tensor_method
 def clamp_(self, min=None, max=None):
+    """In-place :func:`torch.clamp`: limits the values to [min, max] (either may be None); returns
+    ``self``. ``clip_`` is the same method."""
     return self.copy_(F.clamp(self, min, max))
 
 
@@ -118,6 +129,8 @@ tensor_method(clamp_, "clip_")
 
 @tensor_method
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    """In-place :func:`torch.nan_to_num`: replaces NaN with ``nan`` and infinities with
+    ``posinf``/``neginf`` (the dtype's extremes when None); returns ``self``."""
     return self.copy_(F.nan_to_num(self, nan, posinf, neginf))
 
 
@@ -139,87 +152,110 @@ def apply_(self, callable):
 
 @tensor_method
 def clamp_min_(self, min):
+    """In-place :func:`torch.clamp_min`; returns ``self``."""
     return self.copy_(F.clamp(self, min, None))
 
 
 @tensor_method
 def clamp_max_(self, max):
+    """In-place :func:`torch.clamp_max`; returns ``self``."""
     return self.copy_(F.clamp(self, None, max))
 
 
 @tensor_method
 def lerp_(self, end, weight):
+    """In-place :func:`torch.lerp`: ``self + weight * (end - self)``; returns ``self``."""
     return self.copy_(F.lerp(self, end, weight))
 
 
 @tensor_method
 def addcmul(self, tensor1, tensor2, *, value=1):
+    """``self + value * tensor1 * tensor2`` (broadcast), a new tensor."""
     return _C.addcmul(self, tensor1, tensor2, value=value)
 
 
 @tensor_method
 def addcmul_(self, tensor1, tensor2, *, value=1):
+    """In-place :meth:`addcmul`; returns ``self``."""
     return _C.addcmul(self, tensor1, tensor2, value=value, out=self)
 
 
 @tensor_method
 def addcdiv(self, tensor1, tensor2, *, value=1):
+    """``self + value * tensor1 / tensor2`` (broadcast), a new tensor."""
     return _C.addcdiv(self, tensor1, tensor2, value=value)
 
 
 @tensor_method
 def addcdiv_(self, tensor1, tensor2, *, value=1):
+    """In-place :meth:`addcdiv`; returns ``self``."""
     return _C.addcdiv(self, tensor1, tensor2, value=value, out=self)
 
 
 @tensor_method
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * self + alpha * (mat1 @ mat2)`` for matrices ``mat1`` (n, m) and ``mat2`` (m, p);
+    ``self`` broadcasts to (n, p)."""
     return _C.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
 
 @tensor_method
 def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    """In-place :meth:`addmm`; ``self`` must have shape (n, p). Returns ``self``."""
     return _C.addmm(self, mat1, mat2, beta=beta, alpha=alpha, out=self)
 
 
 @tensor_method
 def addmv(self, mat, vec, *, beta=1, alpha=1):
+    """``beta * self + alpha * (mat @ vec)`` for a matrix ``mat`` (n, m) and a vector
+    ``vec`` (m,)."""
     return _C.addmv(self, mat, vec, beta=beta, alpha=alpha)
 
 
 @tensor_method
 def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    """In-place :meth:`addmv`; ``self`` must have shape (n,). Returns ``self``."""
     return _C.addmv(self, mat, vec, beta=beta, alpha=alpha, out=self)
 
 
 @tensor_method
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """In-place :meth:`baddbmm`; ``self`` must have shape (b, n, p). Returns ``self``."""
     return _C.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha, out=self)
 
 
 @tensor_method
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * self + alpha * bmm(batch1, batch2)`` for batches of matrices (b, n, m) and (b, m,
+    p)."""
     return _C.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
 
 @tensor_method
 def where(self, condition, other):
+    """``torch.where(condition, self, other)``: ``self`` where ``condition`` is True, ``other``
+    elsewhere."""
     return _C.where(condition, self, other)
 
 
 @tensor_method
 def round(self, decimals=0):
+    """:func:`torch.round` of this tensor, half to even, to ``decimals`` decimal places."""
     return _C.round(self, decimals=decimals)
 
 
 @tensor_method
 def round_(self, decimals=0):
+    """In-place :meth:`round`; returns ``self``."""
     return _C.round(self, decimals=decimals, out=self)
 
 
 # ---------------------------------------------------------------- random, in place
 @tensor_method
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
+    """Fills ``self`` in place with samples from the uniform distribution on
+    ``[from_, to)`` (``from`` is accepted as a keyword too), drawn from ``generator`` or the
+    default one; returns ``self``."""
     _C._uniform_(self, builtins.float(kwargs.get("from", from_)), builtins.float(to), generator)
     self._bump_version()
     return self
@@ -227,6 +263,8 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
 
 @tensor_method
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Fills ``self`` in place with samples from the normal distribution N(``mean``, ``std``²),
+    drawn from ``generator`` or the default one; returns ``self``."""
     _C._normal_(self, builtins.float(mean), builtins.float(std), generator)
     self._bump_version()
     return self
@@ -234,6 +272,9 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
 
 @tensor_method
 def random_(self, from_=0, to=None, *, generator=None):
+    """Fills ``self`` in place with integers drawn uniformly from ``[from_, to)``:
+    ``random_(to)`` means [0, to), ``random_()`` the dtype's range (for floats, the integers
+    the mantissa holds exactly); returns ``self``."""
     if to is None:
         from_, to = 0, from_ if from_ else _max_random(self.dtype)
     _C._random_(self, from_, to, generator)
@@ -308,6 +349,8 @@ def _max_random(dtype):
 
 @tensor_method
 def bernoulli_(self, p=0.5, *, generator=None):
+    """Fills ``self`` in place with 0/1 samples that are 1 with probability ``p`` (a number or a
+    tensor of probabilities broadcast to ``self``); returns ``self``."""
     _C._bernoulli_(self, p, generator)
     self._bump_version()
     return self
@@ -315,6 +358,8 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 @tensor_method
 def bernoulli(self, p=None, *, generator=None):
+    """:func:`torch.bernoulli` of this tensor of probabilities (or, with ``p``, a tensor shaped like
+    ``self`` of 1s with probability ``p``)."""
     from torch._creation import bernoulli
 
     return bernoulli(self, p, generator=generator)
@@ -322,6 +367,8 @@ def bernoulli(self, p=None, *, generator=None):
 
 @tensor_method
 def multinomial(self, num_samples, replacement=False, *, generator=None):
+    """:func:`torch.multinomial`: ``num_samples`` indices per row drawn with the row's
+    (unnormalised) weights, with or without ``replacement``."""
     return _C.multinomial(self, num_samples, replacement, generator=generator)
 
 
@@ -360,11 +407,14 @@ def to(self, *args, **kwargs):
 
 @tensor_method
 def cpu(self, memory_format=None):
+    """This tensor on the CPU: itself if it already is there, else a copy."""
     return self.to("cpu")
 
 
 @tensor_method
 def cuda(self, device=None, non_blocking=False):
+    """This tensor on a CUDA device (``device`` an index or a device; the current one when None).
+    Raises where CUDA is not available, as on this CPU build."""
     if device is None or isinstance(device, builtins.int):
         device = _C.device("cuda", device) if device is not None else "cuda"
     return self.to(device)
@@ -425,6 +475,7 @@ def type(self, dtype=None, non_blocking=False, **kwargs):
 
 @tensor_method
 def type_as(self, other):
+    """This tensor cast to ``other``'s dtype (itself when the dtypes match)."""
     return self._to_dtype(other.dtype, False)
 
 
@@ -484,6 +535,7 @@ def detach_(self):
 
 @tensor_method
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    """A new tensor holding ``data`` (copied), with ``self``'s dtype and device unless given."""
     from torch._creation import tensor
 
     device = self.device if device is None else device  # not the default device
@@ -492,6 +544,8 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
 
 def _new_filled(name, value):
     def new(self, *size, dtype=None, device=None, requires_grad=False):
+        """A tensor of the given size filled with zeros (``new_zeros``) or ones (``new_ones``),
+        with ``self``'s dtype unless given."""
         from torch._creation import _filled
 
         return _filled(size, value, dtype or self.dtype, device, requires_grad, name)
@@ -506,6 +560,7 @@ _new_filled("new_ones", 1)
 
 @tensor_method
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor of the given size with ``self``'s dtype unless given."""
     from torch._creation import _empty, _size
 
     return _empty(_size(size, "new_empty"), dtype or self.dtype, device)
@@ -513,6 +568,8 @@ def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
 
 @tensor_method
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """A tensor of shape ``size`` filled with ``fill_value``, with ``self``'s dtype and device
+    unless given."""
     from torch._creation import full
 
     device = self.device if device is None else device  # not the default device
@@ -521,6 +578,8 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 
 @tensor_method
 def dim_order(self):
+    """The dims ordered from the largest stride to the smallest: ``(0, 1, ..., n-1)`` for a
+    contiguous tensor."""
     return tuple(sorted(builtins.range(self.dim()), key=lambda d: -self.stride(d)))
 
 
@@ -606,21 +665,28 @@ def _restride_(self, name, *args):
 
 @tensor_method
 def unsqueeze_(self, dim):
+    """In-place :meth:`unsqueeze`: inserts a dim of size 1 at ``dim`` by changing this tensor's
+    sizes and strides; returns ``self``."""
     return _restride_(self, "unsqueeze", dim)
 
 
 @tensor_method
 def squeeze_(self, dim=None):
+    """In-place :meth:`squeeze`: removes the size-1 dims (or ``dim``, if it has size 1) from this
+    tensor's geometry; returns ``self``."""
     return _restride_(self, "squeeze") if dim is None else _restride_(self, "squeeze", dim)
 
 
 @tensor_method
 def t_(self):
+    """In-place :meth:`t`: transposes this (at most 2-dim) tensor's geometry; returns ``self``."""
     return _restride_(self, "t")
 
 
 @tensor_method
 def transpose_(self, dim0, dim1):
+    """In-place :meth:`transpose`: swaps dims ``dim0`` and ``dim1`` of this tensor's geometry;
+    returns ``self``. ``swapdims_`` and ``swapaxes_`` are the same method."""
     return _restride_(self, "transpose", dim0, dim1)
 
 
@@ -630,11 +696,14 @@ tensor_method(transpose_, "swapaxes_")
 
 @tensor_method
 def as_strided_(self, size, stride, storage_offset=None):
+    """In-place :meth:`as_strided`: gives this tensor the sizes, strides and storage offset (kept
+    when None), over the same storage; returns ``self``."""
     return _restride_(self, "as_strided", size, stride, storage_offset)
 
 
 @tensor_method
 def resize_as_(self, other):
+    """Resizes ``self`` in place to ``other``'s shape (see :meth:`resize_`); returns ``self``."""
     return self.resize_(other.shape)
 
 
@@ -658,6 +727,7 @@ def share_memory_(self):
 
 @tensor_method
 def is_shared(self):
+    """True if this tensor's storage is in shared memory (see :meth:`share_memory_`)."""
     import torch.multiprocessing as mp
 
     return mp._is_shared(self.untyped_storage())

@@ -66,7 +66,8 @@ def _typed_storage_from_bytes(data, dtype_name):
 
 
 def _legacy_class(name, dtype):
-    return type(name, (TypedStorage,), {"dtype": dtype, "__module__": "torch"})
+    doc = f"A :class:`TypedStorage` of {dtype} elements, by the name checkpoints use for it."
+    return type(name, (TypedStorage,), {"dtype": dtype, "__module__": "torch", "__doc__": doc})
 
 
 # The legacy storage classes, by the names checkpoints use (torch.FloatStorage, ...).

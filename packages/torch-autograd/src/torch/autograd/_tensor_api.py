@@ -16,6 +16,8 @@ tensor_method(None, "_base")  # for a view made while recording: the tensor whos
 
 @tensor_method
 def requires_grad_(self, requires_grad=True):
+    """Sets ``requires_grad`` of this (leaf) tensor in place, so autograd records the ops on it;
+    returns ``self``."""
     self.requires_grad = requires_grad
     return self
 
@@ -104,6 +106,8 @@ tensor_method(
 
 @tensor_method
 def numpy(self, *, force=False):
+    """This tensor as a NumPy array sharing its memory (CPU tensors). Refuses a tensor that
+    requires grad unless ``force``, which detaches it first."""
     if self.requires_grad and not force:
         raise RuntimeError(
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."

@@ -46,8 +46,10 @@ class set_detect_anomaly:
 
 
 def is_anomaly_enabled():
+    """True inside :class:`detect_anomaly` (or after ``set_detect_anomaly(True)``)."""
     return graph.anomaly["enabled"]
 
 
 def is_anomaly_check_nan_enabled():
+    """True when anomaly detection also checks each backward result for NaN (``check_nan``)."""
     return graph.anomaly["check_nan"]

@@ -240,8 +240,14 @@ class _DelayedError(Function):
 
 
 class InplaceFunction(Function):
+    """A :class:`Function` whose ``forward`` may modify its inputs in place (kept for old code;
+    :meth:`FunctionCtx.mark_dirty` is the way to declare it)."""
+
     pass
 
 
 class NestedIOFunction(Function):
+    """A :class:`Function` taking nested inputs (kept for old code; it behaves as
+    :class:`Function`)."""
+
     pass

@@ -165,6 +165,8 @@ def is_autocast_cache_enabled():
 
 
 def set_autocast_cache_enabled(enabled):
+    """Sets whether autocast keeps the casts of weights until the outermost region exits (see
+    :func:`is_autocast_cache_enabled`)."""
     _state().cache_enabled = bool(enabled)
 
 
@@ -196,31 +198,37 @@ def _deprecated(old, new):
 
 
 def is_autocast_cpu_enabled():
+    """Deprecated (warns): ``is_autocast_enabled('cpu')``."""
     _deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
     return _state().cpu
 
 
 def set_autocast_cpu_enabled(enabled):
+    """Deprecated (warns): ``set_autocast_enabled('cpu', enabled)``."""
     _deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
     set_autocast_enabled("cpu", enabled)
 
 
 def get_autocast_cpu_dtype():
+    """Deprecated (warns): ``get_autocast_dtype('cpu')``."""
     _deprecated("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
     return get_autocast_dtype("cpu")
 
 
 def set_autocast_cpu_dtype(dtype):
+    """Deprecated (warns): ``set_autocast_dtype('cpu', dtype)``."""
     _deprecated("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
     set_autocast_dtype("cpu", dtype)
 
 
 def get_autocast_gpu_dtype():
+    """Deprecated (warns): ``get_autocast_dtype('cuda')``."""
     _deprecated("get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')")
     return get_autocast_dtype("cuda")
 
 
 def set_autocast_gpu_dtype(dtype):
+    """Deprecated (warns): ``set_autocast_dtype('cuda', dtype)``."""
     _deprecated("set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)")
     set_autocast_dtype("cuda", dtype)
 

@@ -1,12 +1,19 @@
-"""``torch.compile`` and ``torch.compiler``: accepted and run eagerly.
+"""``torch.compile`` and ``torch.compiler``.
 
-There is no graph compiler here (the JIT/ONNX issue brings ``torch.jit``): ``torch.compile``
-returns the function or module it is given, unchanged, so programs that compile their model
-run as they would with ``torch.compile(..., disable=True)`` on PyTorch. Arguments are
-checked as PyTorch checks them. One visible difference: PyTorch wraps a compiled module in
-an ``OptimizedModule`` whose ``state_dict`` keys start with ``_orig_mod.``; here the module
-is returned itself, so its keys keep their plain names.
+With the torch-jit package installed, ``torch.compile`` compiles through ``torch.jit``: the
+code is traced once per input signature (shapes, dtypes, devices; a module's train/eval
+mode), the graph is optimised and cached, and later calls run it; code a trace cannot
+represent runs eagerly after one warning naming the reason (``torch.jit._compile``). A
+module comes back wrapped in an ``OptimizedModule`` whose ``state_dict`` keys start with
+``_orig_mod.``, as in PyTorch. ``backend="eager"`` and ``disable=True`` return the model
+unchanged.
+
+With torch-core alone there is no graph compiler: ``torch.compile`` returns the function or
+module it is given, unchanged (as ``torch.compile(..., disable=True)`` on PyTorch).
+Arguments are checked as PyTorch checks them either way.
 """
+
+import importlib.util
 
 __all__ = ["compile", "disable", "is_compiling", "is_dynamo_compiling", "reset"]
 
@@ -37,7 +44,19 @@ def compile(  # noqa: A001  (PyTorch's name)
         )  # fmt: skip
     if not callable(model):
         raise RuntimeError("torch.compile: the model or function to compile must be callable")
-    return model
+    if disable or backend == "eager" or not _have_jit():
+        return model
+    from torch.jit._compile import compile_model
+
+    return compile_model(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend)
+
+
+def _have_jit():
+    """Whether the torch-jit package (torch.jit) is installed."""
+    try:
+        return importlib.util.find_spec("torch.jit._compile") is not None
+    except ImportError:
+        return False
 
 
 def disable(fn=None, recursive=True, *, reason=None):

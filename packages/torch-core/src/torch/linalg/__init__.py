@@ -436,7 +436,7 @@ def _norm_dtype(x, dtype, op):
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
-    """sum(|x|^ord)^(1/ord) over dim (all dims when None); ord inf/-inf: max/min of |x|,
+    """``sum(|x|^ord)^(1/ord)`` over dim (all dims when None); ord inf/-inf: max/min of ``|x|``,
     ord 0: the number of non-zeros."""
     x = _norm_dtype(x, dtype, "linalg.vector_norm")
     if isinstance(dim, int):

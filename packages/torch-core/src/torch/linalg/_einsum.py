@@ -187,7 +187,7 @@ def _plan(equation, ndims):
 
 
 def einsum(*args):
-    """einsum(equation, *operands) or einsum(equation, [operands]): sums of products over
+    """``einsum(equation, *operands)`` or einsum(equation, [operands]): sums of products over
     the subscripts of the equation ("ij,jk->ik", "...ij,...jk", "ii->i", "bij->"...)."""
     if not args or not isinstance(args[0], str):
         raise TypeError("einsum(): the first argument must be the equation string")

@@ -15,11 +15,15 @@ def trace(input):  # noqa: A002
 
 
 def slogdet(A):
+    """``(sign, logabsdet)`` of the determinant of (each matrix of) ``A``, as a named tuple:
+    :func:`torch.linalg.slogdet`."""
     sign, logabsdet = linalg.slogdet(A)
     return torch.return_types.slogdet(sign, logabsdet)
 
 
 def cholesky(A, upper=False, *, out=None):
+    """The Cholesky factor of the symmetric positive-definite ``A``: lower triangular L with A =
+    L L^T, or U = L^T with ``upper`` (:func:`torch.linalg.cholesky`)."""
     return linalg.cholesky(A, upper=upper, out=out)
 
 
@@ -30,11 +34,14 @@ def cholesky_solve(B, L, upper=False, *, out=None):
 
 
 def cholesky_inverse(L, upper=False, *, out=None):
+    """The inverse of A given its Cholesky factor ``L`` (A = L L^T, or A = U^T U with ``upper``)."""
     A = torch.matmul(L.transpose(-2, -1), L) if upper else torch.matmul(L, L.transpose(-2, -1))
     return linalg.inv(A, out=out)
 
 
 def qr(A, some=True, *, out=None):
+    """The QR decomposition ``(Q, R)`` of ``A`` as a named tuple: reduced when ``some`` (Q is m x
+    k, k = min(m, n)), complete otherwise."""
     Q, R = linalg.qr(A, "reduced" if some else "complete")
     return torch.return_types.qr(Q, R)
 
@@ -53,6 +60,8 @@ def svd(A, some=True, compute_uv=True, *, out=None):
 
 
 def pinverse(input, rcond=1e-15):  # noqa: A002
+    """The Moore-Penrose pseudo-inverse of ``input``, singular values below ``rcond`` times the
+    largest treated as 0 (:func:`torch.linalg.pinv`)."""
     return linalg.pinv(input, rtol=rcond)
 
 
@@ -74,6 +83,8 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
 
 
 def chain_matmul(*matrices, out=None):
+    """The product of the given 2-D tensors, in the order that costs least
+    (:func:`torch.linalg.multi_dot`)."""
     return linalg.multi_dot(matrices, out=out)
 
 

@@ -191,7 +191,7 @@ def i0(input, *, out=None):
 
 
 def i0e(input, *, out=None):
-    """``exp(-|x|) * i0(x)``, without overflow for large |x|."""
+    """``exp(-|x|) * i0(x)``, without overflow for large ``|x|``."""
     return torch._math_ops._i0e(input, out=out)
 
 
@@ -201,5 +201,5 @@ def i1(input, *, out=None):
 
 
 def i1e(input, *, out=None):
-    """``exp(-|x|) * i1(x)``, without overflow for large |x|."""
+    """``exp(-|x|) * i1(x)``, without overflow for large ``|x|``."""
     return torch._math_ops._i1e(input, out=out)

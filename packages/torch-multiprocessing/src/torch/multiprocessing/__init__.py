@@ -58,6 +58,10 @@ class _SharesForkArguments:
 
 
 class Process(_SharesForkArguments, _context.Process):
+    """``multiprocessing.Process`` whose tensor arguments travel through shared memory: started
+    with 'fork', it moves the tensors in ``args``/``kwargs`` into shared memory first, so that
+    parent and child see the same values."""
+
     pass
 
 
@@ -97,6 +101,9 @@ class DefaultContext(_context.DefaultContext):
         pass
 
     def get_context(self, method=None):
+        """The context of a start method ('fork', 'spawn', 'forkserver'; the default when None):
+        an object with this module's API (``Process``, ``Queue``, ``Pool``, ...) bound to that
+        method."""
         method = method or multiprocessing.get_start_method()
         if method not in _contexts:
             raise ValueError(f"cannot find context for {method!r}; valid: {', '.join(_contexts)}")
@@ -105,9 +112,12 @@ class DefaultContext(_context.DefaultContext):
         return context
 
     def set_start_method(self, method, force=False):
+        """Sets the default start method ('fork', 'spawn' or 'forkserver') for this program;
+        raises RuntimeError if it was set already, unless ``force``."""
         multiprocessing.set_start_method(method, force=force)
 
     def get_start_method(self, allow_none=False):
+        """The default start method; with ``allow_none``, None if it has not been fixed yet."""
         return multiprocessing.get_start_method(allow_none=allow_none)
 
 

@@ -66,6 +66,8 @@ def set_sharing_strategy(new_strategy):
 
 
 def get_all_sharing_strategies():
+    """The names of the sharing strategies this platform supports (a set; see
+    :func:`set_sharing_strategy`)."""
     return set(STRATEGIES)
 
 

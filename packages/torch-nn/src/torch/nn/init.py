@@ -91,16 +91,19 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 
 def constant_(tensor, val):
+    """Fills ``tensor`` with ``val``, in place and without recording for autograd; returns it."""
     with torch.no_grad():
         return tensor.fill_(val)
 
 
 def ones_(tensor):
+    """Fills ``tensor`` with ones, in place and without recording for autograd; returns it."""
     with torch.no_grad():
         return tensor.fill_(1)
 
 
 def zeros_(tensor):
+    """Fills ``tensor`` with zeros, in place and without recording for autograd; returns it."""
     with torch.no_grad():
         return tensor.zero_()
 

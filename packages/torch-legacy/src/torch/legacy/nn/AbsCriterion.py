@@ -2,7 +2,7 @@ from .Criterion import ElementwiseCriterion
 
 
 class AbsCriterion(ElementwiseCriterion):
-    """sum(|input - target|), divided by the number of elements if ``sizeAverage``."""
+    """``sum(|input - target|)``, divided by the number of elements if ``sizeAverage``."""
 
     def _loss(self, input, target):
         return (input - target).abs()

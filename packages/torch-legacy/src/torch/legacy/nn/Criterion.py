@@ -58,6 +58,10 @@ def class_indices(name, target, n):
 
 
 class Criterion:
+    """The base of the criterions (losses): ``forward(input, target)`` returns the loss as a
+    number (``output``), ``backward(input, target)`` returns its gradient with respect to
+    ``input`` (``gradInput``)."""
+
     def __init__(self):
         self.gradInput = torch.Tensor()
         self.output = 0

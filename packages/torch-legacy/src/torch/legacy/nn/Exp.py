@@ -2,6 +2,8 @@ from ._pointwise import _Pointwise
 
 
 class Exp(_Pointwise):
+    """``y = exp(x)``, elementwise."""
+
     def _output(self, x):
         return x.exp()
 

@@ -2,6 +2,8 @@ from ._pointwise import _Pointwise
 
 
 class Log(_Pointwise):
+    """``y = log(x)``, elementwise."""
+
     def _output(self, x):
         return x.log()
 

@@ -2,7 +2,7 @@ from .Criterion import ElementwiseCriterion
 
 
 class SmoothL1Criterion(ElementwiseCriterion):
-    """Huber loss with threshold 1: 0.5 * d^2 where |d| < 1, |d| - 0.5 elsewhere
+    """Huber loss with threshold 1: ``0.5 * d^2`` where ``|d| < 1``, ``|d| - 0.5`` elsewhere
     (d = input - target), divided by the number of elements if ``sizeAverage``."""
 
     def _loss(self, input, target):

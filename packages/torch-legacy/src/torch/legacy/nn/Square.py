@@ -2,6 +2,8 @@ from ._pointwise import _Pointwise
 
 
 class Square(_Pointwise):
+    """``y = x * x``, elementwise."""
+
     def _output(self, x):
         return x * x
 

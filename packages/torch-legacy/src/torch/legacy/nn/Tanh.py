@@ -2,6 +2,8 @@ from ._pointwise import _Pointwise
 
 
 class Tanh(_Pointwise):
+    """``y = tanh(x)``, elementwise."""
+
     def _output(self, x):
         return x.tanh()
 

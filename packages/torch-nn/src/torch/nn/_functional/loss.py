@@ -76,7 +76,7 @@ def _weighted(loss, weight):
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """|input - target|, reduced."""
+    """``|input - target|``, reduced."""
     _warn_size_mismatch(input, target, "l1_loss")
     reduction = _reduction_of(size_average, reduce, reduction)
     return _reduce(_weighted(torch.abs(input - target), weight), reduction)
@@ -91,7 +91,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target)."""
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input - target``)."""
     _warn_size_mismatch(input, target, "smooth_l1_loss")
     reduction = _reduction_of(size_average, reduce, reduction)
     if not beta >= 0:  # (NaN too)
@@ -104,7 +104,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
     _warn_size_mismatch(input, target, "huber_loss")
     if not delta > 0:  # (NaN too)
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -276,6 +276,9 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean"):  # fmt: skip
+    """The triplet loss ``max(d(a, p) - d(a, n) + margin, 0)`` with a custom distance
+    ``distance_function(x, y)`` (pairwise Euclidean distance when None); ``swap`` also uses
+    d(p, n) when smaller. Reduced by ``reduction``."""
     op = "triplet_margin_with_distance_loss"
     _tensors(op, anchor=anchor, positive=positive, negative=negative)
     if margin <= 0:

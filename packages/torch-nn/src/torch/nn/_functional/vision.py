@@ -76,6 +76,7 @@ def pixel_unshuffle(input, downscale_factor):
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated (warns): :func:`interpolate` with the same arguments."""
     warnings.warn(
         "nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.",
         stacklevel=2,
@@ -84,6 +85,7 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated (warns): ``interpolate(input, size, scale_factor, mode='nearest')``."""
     warnings.warn(
         "nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.",
         stacklevel=2,
@@ -92,6 +94,8 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated (warns): ``interpolate(input, size, scale_factor, mode='bilinear',
+    align_corners=True)``."""
     warnings.warn(
         "nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
         stacklevel=2,

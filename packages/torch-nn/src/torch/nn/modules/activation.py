@@ -153,11 +153,15 @@ class ReLU6(Hardtanh):
 
 
 class Sigmoid(Module):
+    """``y = 1 / (1 + exp(-x))``, elementwise."""
+
     def forward(self, input):
         return torch.sigmoid(input)
 
 
 class Tanh(Module):
+    """``y = tanh(x)``, elementwise."""
+
     def forward(self, input):
         return torch.tanh(input)
 
@@ -239,7 +243,7 @@ class GELU(Module):
 
 
 class Hardshrink(_Shrink):
-    """y = x where |x| > lambd, else 0."""
+    """``y = x`` where ``|x| > lambd``, else 0."""
 
     function = staticmethod(F.hardshrink)
 
@@ -258,6 +262,8 @@ class LeakyReLU(_Pointwise):
 
 
 class LogSigmoid(Module):
+    """``y = log(sigmoid(x))``, computed without overflow."""
+
     def forward(self, input):
         return F.logsigmoid(input)
 
@@ -303,11 +309,15 @@ class PReLU(Module):
 
 
 class Softsign(Module):
+    """``y = x / (1 + |x|)``, elementwise."""
+
     def forward(self, input):
         return F.softsign(input)
 
 
 class Tanhshrink(Module):
+    """``y = x - tanh(x)``, elementwise."""
+
     def forward(self, input):
         return F.tanhshrink(input)
 

@@ -7,10 +7,10 @@ __all__ = ["Fold", "Unfold"]
 
 
 class Fold(Module):
-    """Sums sliding local blocks back into images: (N, C * prod(kernel_size), L) or
-    (C * prod(kernel_size), L) -> (N, C, *output_size) or (C, *output_size), where L is the
-    number of block positions; overlapping values are added.  The adjoint of
-    :class:`Unfold`."""
+    """Sums sliding local blocks back into images: ``(N, C * prod(kernel_size), L)`` or
+    ``(C * prod(kernel_size), L)`` -> ``(N, C, *output_size)`` or ``(C, *output_size)``,
+    where L is the number of block positions; overlapping values are added.  The adjoint
+    of :class:`Unfold`."""
 
     __constants__ = ["output_size", "kernel_size", "dilation", "padding", "stride"]
 

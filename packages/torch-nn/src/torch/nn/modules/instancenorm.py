@@ -56,6 +56,9 @@ class _InstanceNorm(_NormBase):
 
 
 class InstanceNorm1d(_InstanceNorm):
+    """Per sample and channel of (N, C, L) or (C, L) input: ``(x - mean) / sqrt(var + eps)`` over
+    L, with optional affine parameters and running statistics."""
+
     _dims = 1
 
 
@@ -67,6 +70,9 @@ class InstanceNorm2d(_InstanceNorm):
 
 
 class InstanceNorm3d(_InstanceNorm):
+    """Per sample and channel of (N, C, D, H, W) or (C, D, H, W) input: ``(x - mean) / sqrt(var +
+    eps)`` over D, H, W, with optional affine parameters and running statistics."""
+
     _dims = 3
 
 

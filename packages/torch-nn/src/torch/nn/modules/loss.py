@@ -32,7 +32,7 @@ class _WeightedLoss(_Loss):
 
 
 class L1Loss(_Loss):
-    """Mean absolute error |x - y|."""
+    """Mean absolute error ``|x - y|``."""
 
     __constants__ = ["reduction"]
 
@@ -66,6 +66,9 @@ class NLLLoss(_WeightedLoss):
 
 
 class NLLLoss2d(NLLLoss):
+    """:class:`NLLLoss` under its old name for (N, C, H, W) inputs (PyTorch deprecated it; it is
+    NLLLoss itself)."""
+
     pass
 
 
@@ -88,6 +91,9 @@ class CrossEntropyLoss(_WeightedLoss):
 
 
 class PoissonNLLLoss(_Loss):
+    """The negative log-likelihood of ``target`` under a Poisson distribution of rate ``input``
+    (``exp(input)`` with ``log_input``); ``full`` adds the Stirling term."""
+
     __constants__ = ["log_input", "full", "eps", "reduction"]
 
     def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
@@ -101,6 +107,10 @@ class PoissonNLLLoss(_Loss):
 
 
 class GaussianNLLLoss(_Loss):
+    """The negative log-likelihood of ``target`` under a normal distribution of mean ``input``
+    and variance ``var`` (called as ``loss(input, target, var)``; ``var`` clamped to ``eps``);
+    ``full`` adds the constant term."""
+
     __constants__ = ["full", "eps", "reduction"]
 
     def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
@@ -151,6 +161,9 @@ class BCEWithLogitsLoss(_Loss):
 
 
 class HingeEmbeddingLoss(_Loss):
+    """``x`` where the target is 1, ``max(0, margin - x)`` where it is -1, reduced by
+    ``reduction``."""
+
     __constants__ = ["margin", "reduction"]
 
     def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
@@ -173,7 +186,7 @@ class MultiLabelMarginLoss(_Loss):
 
 
 class SmoothL1Loss(_Loss):
-    """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere."""
+    """``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere."""
 
     __constants__ = ["reduction"]
 
@@ -186,7 +199,7 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
-    """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere."""
+    """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere."""
 
     __constants__ = ["reduction", "delta"]
 
@@ -199,6 +212,9 @@ class HuberLoss(_Loss):
 
 
 class SoftMarginLoss(_Loss):
+    """The two-class logistic loss ``log(1 + exp(-y x))`` for targets ``y`` in {1, -1}, reduced
+    by ``reduction``."""
+
     __constants__ = ["reduction"]
 
     def forward(self, input, target):
@@ -246,6 +262,10 @@ class MarginRankingLoss(_Loss):
 
 
 class MultiMarginLoss(_WeightedLoss):
+    """The multi-class hinge loss: for each sample, the sum over the wrong classes i of ``max(0,
+    margin - x[y] + x[i]) ** p`` divided by the number of classes (``p`` 1 or 2, optional
+    class ``weight``)."""
+
     __constants__ = ["p", "margin", "reduction"]
 
     def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
@@ -286,6 +306,9 @@ class TripletMarginLoss(_Loss):
 
 
 class TripletMarginWithDistanceLoss(_Loss):
+    """:func:`torch.nn.functional.triplet_margin_with_distance_loss` as a module (its keyword
+    arguments fixed at construction)."""
+
     __constants__ = ["margin", "swap", "reduction"]
 
     def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):

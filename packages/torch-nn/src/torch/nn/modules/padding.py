@@ -39,14 +39,23 @@ class _ConstantPadNd(_PadNd):
 
 
 class ConstantPad1d(_ConstantPadNd):
+    """Pads the last dim of (C, W) or (N, C, W) input with ``value``: ``padding`` an int or
+    (left, right)."""
+
     _n = 1
 
 
 class ConstantPad2d(_ConstantPadNd):
+    """Pads the last 2 dims of (C, H, W) or (N, C, H, W) input with ``value``: ``padding`` an int
+    or (left, right, top, bottom)."""
+
     _n = 2
 
 
 class ConstantPad3d(_ConstantPadNd):
+    """Pads the last 3 dims of (C, D, H, W) or (N, C, D, H, W) input with ``value``: ``padding``
+    an int or a 6-tuple, last dim first."""
+
     _n = 3
 
 
@@ -59,14 +68,20 @@ class _ZeroPad(_ConstantPadNd):
 
 
 class ZeroPad1d(_ZeroPad):
+    """Pads the last dim with zeros: ``padding`` an int or (left, right)."""
+
     _n = 1
 
 
 class ZeroPad2d(_ZeroPad):
+    """Pads the last 2 dims with zeros: ``padding`` an int or (left, right, top, bottom)."""
+
     _n = 2
 
 
 class ZeroPad3d(_ZeroPad):
+    """Pads the last 3 dims with zeros: ``padding`` an int or a 6-tuple, last dim first."""
+
     _n = 3
 
 

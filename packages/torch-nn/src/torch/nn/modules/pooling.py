@@ -142,6 +142,9 @@ class AdaptiveAvgPool2d(_AdaptivePool):
 
 
 class AdaptiveAvgPool3d(_AdaptivePool):
+    """Average pooling of (N, C, D, H, W) or (C, D, H, W) input to a fixed (D, H, W)
+    ``output_size`` (None keeps that dim)."""
+
     _fn = "adaptive_avg_pool3d"
 
 
@@ -157,6 +160,9 @@ class _AdaptiveMaxPool(_AdaptivePool):
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+    """Max pooling of (N, C, L) or (C, L) input to a fixed length ``output_size``; with
+    ``return_indices`` also the positions of the maxima."""
+
     _fn = "adaptive_max_pool1d"
 
 

@@ -299,6 +299,10 @@ class GRU(RNNBase):
 
 # ---------------------------------------------------------------- cells
 class RNNCellBase(Module):
+    """The base of :class:`RNNCell`, :class:`LSTMCell` and :class:`GRUCell`: holds ``weight_ih``
+    (``num_chunks * hidden_size``, ``input_size``), ``weight_hh`` and, with ``bias``,
+    ``bias_ih``/``bias_hh``, initialised from U(-k, k) with k = 1/sqrt(hidden_size)."""
+
     __constants__ = ["input_size", "hidden_size", "bias"]
 
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):

@@ -7,7 +7,7 @@ __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 class Upsample(Module):
-    """Resizes (N, C, *) input to ``size`` or by ``scale_factor`` with ``mode`` 'nearest',
+    """Resizes ``(N, C, *)`` input to ``size`` or by ``scale_factor`` with ``mode`` 'nearest',
     'linear', 'bilinear', 'bicubic' or 'trilinear'."""
 
     __constants__ = ["size", "scale_factor", "mode", "align_corners", "name",
@@ -44,10 +44,14 @@ class Upsample(Module):
 
 
 class UpsamplingNearest2d(Upsample):
+    """:class:`Upsample` with ``mode='nearest'`` (2-D inputs)."""
+
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="nearest")
 
 
 class UpsamplingBilinear2d(Upsample):
+    """:class:`Upsample` with ``mode='bilinear'`` and ``align_corners=True`` (2-D inputs)."""
+
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

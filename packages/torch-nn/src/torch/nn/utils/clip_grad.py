@@ -73,6 +73,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Deprecated (warns ``FutureWarning``): :func:`clip_grad_norm_`, which it calls."""
     import warnings
 
     warnings.warn(

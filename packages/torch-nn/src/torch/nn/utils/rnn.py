@@ -95,7 +95,7 @@ def _lengths_list(lengths):
 
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
-    """Pack a padded batch (T, B, *) ((B, T, *) with ``batch_first``) whose sequence b is
+    """Pack a padded batch ``(T, B, *)`` (``(B, T, *)`` with ``batch_first``) whose sequence b is
     ``lengths[b]`` long.  With ``enforce_sorted`` the lengths must be non-increasing;
     otherwise the batch is sorted here and unsorted again by pad_packed_sequence."""
     lens = _lengths_list(lengths)
@@ -143,7 +143,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
-    """The inverse of pack_padded_sequence: (padded (T, B, *) or (B, T, *), lengths)."""
+    """The inverse of pack_padded_sequence: (padded ``(T, B, *)`` or ``(B, T, *)``, lengths)."""
     data, batch_sizes, _, unsorted_indices = sequence
     sizes = [int(b) for b in batch_sizes.tolist()]
     steps = len(sizes)
@@ -176,7 +176,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
 
 
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
-    """Stack tensors of shape (L_i, *) into (max L, B, *) ((B, max L, *) with
+    """Stack tensors of shape ``(L_i, *)`` into ``(max L, B, *)`` (``(B, max L, *)`` with
     ``batch_first``), padding with ``padding_value`` on ``padding_side``."""
     if padding_side not in ("left", "right"):
         raise ValueError(
@@ -206,7 +206,7 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
 
 
 def pack_sequence(sequences, enforce_sorted=True):
-    """Pack a list of tensors (L_i, *) (decreasing lengths unless enforce_sorted=False)."""
+    """Pack a list of tensors ``(L_i, *)`` (decreasing lengths unless enforce_sorted=False)."""
     lengths = [s.shape[0] for s in sequences]
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 
