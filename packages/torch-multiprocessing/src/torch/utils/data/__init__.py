@@ -16,9 +16,9 @@ from torch.utils.data.dataset import (
     TensorDataset,
     random_split,
 )
+from torch.utils.data.distributed import DistributedSampler
 from torch.utils.data.sampler import (
     BatchSampler,
-    DistributedSampler,
     RandomSampler,
     Sampler,
     SequentialSampler,
