@@ -54,7 +54,9 @@ API_MODULES = (
     "torch.autograd", "torch.autograd.functional", "torch.func", "torch.utils.data",
     "torch.multiprocessing", "torch.legacy.nn", "torch.legacy.optim",
     "torch.utils.serialization", "torch.linalg", "torch.fft", "torch.special", "torch.amp",
-    "torch.cuda", "torch.backends", "torch.serialization",
+    "torch.cuda", "torch.backends", "torch.serialization", "torch.distributions",
+    "torch.distributions.constraints", "torch.distributions.transforms", "torch.distributed",
+    "torch.jit", "torch.onnx",
 )  # fmt: skip
 
 

@@ -96,11 +96,12 @@ Generator* opt_generator(py::handle h);
 void bind_tensor(py::module_& m, py::class_<Tensor>& cls);
 void bind_ops(py::module_& m, py::class_<Tensor>& cls);
 void bind_interop(py::module_& m, py::class_<Tensor>& cls);
-void bind_index(py::module_& m, py::class_<Tensor>& cls);   // bind_index.cpp: indexing, index ops
-void bind_shape(py::module_& m, py::class_<Tensor>& cls);   // bind_shape.cpp: cat, flip, ...
-void bind_sort(py::module_& m, py::class_<Tensor>& cls);    // bind_sort.cpp: scans, sort, topk
-void bind_linalg(py::module_& m, py::class_<Tensor>& cls);  // bind_linalg.cpp: LAPACK
-void bind_grad(py::module_& m, py::class_<Tensor>& cls);    // bind_grad.cpp: autograd's hook
+void bind_index(py::module_& m, py::class_<Tensor>& cls);     // bind_index.cpp: indexing, index ops
+void bind_shape(py::module_& m, py::class_<Tensor>& cls);     // bind_shape.cpp: cat, flip, ...
+void bind_sort(py::module_& m, py::class_<Tensor>& cls);      // bind_sort.cpp: scans, sort, topk
+void bind_linalg(py::module_& m, py::class_<Tensor>& cls);    // bind_linalg.cpp: LAPACK
+void bind_grad(py::module_& m, py::class_<Tensor>& cls);      // bind_grad.cpp: autograd's hook
+void apply_op_docs(py::module_& m, py::class_<Tensor>& cls);  // op_docs.cpp: docstrings
 void make_grad_gates(py::module_& m, py::class_<Tensor>& cls);  // last: the ops' grad gates
 void bind_conv(py::module_& m, py::class_<Tensor>& cls);        // bind_conv.cpp: convolutions
 void bind_nn(py::module_& m, py::class_<Tensor>& cls);          // bind_nn.cpp: other NN kernels

@@ -335,5 +335,6 @@ PYBIND11_MODULE(_C, m) {
   bind_conv(m, cls);
   bind_nn(m, cls);
   bind_grad(m, cls);
+  apply_op_docs(m, cls);  // before the gates, which copy the ops' docstrings
   make_grad_gates(m, cls);
 }
