@@ -1,5 +1,6 @@
 // k_unary.cpp — CPU kernels of unary ops and predicates.
 #include "kernels.h"
+#include "vecmath.h"
 
 namespace tc {
 
@@ -42,23 +43,54 @@ A erfinv_impl(A y) {
   return A(r);
 }
 
+// A functor whose function glibc also has in vector form (libmvec_kernel below).
+#define TC_FN1_VEC(Name, vec_name, ...)                          \
+  template <class A>                                             \
+  struct Name {                                                  \
+    static constexpr const char* kVecName = vec_name;            \
+    explicit Name(const Scalar*) {}                              \
+    TC_INLINE A operator()(A x) const { return A(__VA_ARGS__); } \
+  };
+
+// float and double through glibc's vector version of F's function (at most 4 ulp; see
+// vecmath.h) where this machine has one, else F's scalar loop. Strided runs go through a
+// buffer, 256 values at a time.
+template <class T, template <class> class F>
+struct libmvec_kernel {
+  static void run(ElementwiseIter& it) {
+    static const VecMath v = find_vec_math<T>(F<T>::kVecName);
+    if (!v.fn) return unary_kernel<T, F>::run(it);
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(T) && s[1] == sizeof(T))
+        return vec_apply(v, reinterpret_cast<const T*>(d[1]), reinterpret_cast<T*>(d[0]), n);
+      T buf[256];
+      for (int64_t b = 0; b < n; b += 256) {
+        int64_t m = std::min<int64_t>(256, n - b);
+        for (int64_t i = 0; i < m; i++) buf[i] = *reinterpret_cast<const T*>(d[1] + (b + i) * s[1]);
+        vec_apply(v, buf, buf, m);
+        for (int64_t i = 0; i < m; i++) *reinterpret_cast<T*>(d[0] + (b + i) * s[0]) = buf[i];
+      }
+    });
+  }
+};
+
 TC_FN1(ExpF, fast_exp(x))
-TC_FN1(Exp2F, std::exp2(x))
+TC_FN1_VEC(Exp2F, "exp2", std::exp2(x))
 TC_FN1(LogF, fast_log(x))
-TC_FN1(Log2F, std::log2(x))
-TC_FN1(Log10F, std::log10(x))
+TC_FN1_VEC(Log2F, "log2", std::log2(x))
+TC_FN1(Log10F, std::log10(x))  // (libmvec's log10f(100) is 1 ulp above 2)
 TC_FN1(Log1pF, fast_log1p(x))
 TC_FN1(Expm1F, fast_expm1(x))
 TC_FN1(SqrtF, std::sqrt(x))
 TC_FN1(RsqrtF, A(1) / std::sqrt(x))
-TC_FN1(SinF, std::sin(x))
-TC_FN1(CosF, std::cos(x))
-TC_FN1(TanF, std::tan(x))
-TC_FN1(AsinF, std::asin(x))
-TC_FN1(AcosF, std::acos(x))
-TC_FN1(AtanF, std::atan(x))
-TC_FN1(SinhF, std::sinh(x))
-TC_FN1(CoshF, std::cosh(x))
+TC_FN1_VEC(SinF, "sin", std::sin(x))
+TC_FN1_VEC(CosF, "cos", std::cos(x))
+TC_FN1_VEC(TanF, "tan", std::tan(x))
+TC_FN1_VEC(AsinF, "asin", std::asin(x))
+TC_FN1_VEC(AcosF, "acos", std::acos(x))
+TC_FN1_VEC(AtanF, "atan", std::atan(x))
+TC_FN1_VEC(SinhF, "sinh", std::sinh(x))
+TC_FN1_VEC(CoshF, "cosh", std::cosh(x))
 TC_FN1(TanhF, fast_tanh(x))
 TC_FN1(SigmoidF, A(1) / (A(1) + fast_exp(-x)))
 TC_FN1(ErfF, fast_erf(x))
@@ -172,22 +204,32 @@ static void register_complex_unary_kernels() {
 void register_unary_kernels() {
   register_complex_unary_kernels();
   reg<unary_kernel, ExpF, TC_FLOATS>(Op::exp);
-  reg<unary_kernel, Exp2F, TC_FLOATS>(Op::exp2);
+  reg<unary_kernel, Exp2F, Half, BFloat16>(Op::exp2);
+  reg<libmvec_kernel, Exp2F, float, double>(Op::exp2);
   reg<unary_kernel, LogF, TC_FLOATS>(Op::log);
-  reg<unary_kernel, Log2F, TC_FLOATS>(Op::log2);
+  reg<unary_kernel, Log2F, Half, BFloat16>(Op::log2);
+  reg<libmvec_kernel, Log2F, float, double>(Op::log2);
   reg<unary_kernel, Log10F, TC_FLOATS>(Op::log10);
   reg<unary_kernel, Log1pF, TC_FLOATS>(Op::log1p);
   reg<unary_kernel, Expm1F, TC_FLOATS>(Op::expm1);
   reg<unary_kernel, SqrtF, TC_FLOATS>(Op::sqrt);
   reg<unary_kernel, RsqrtF, TC_FLOATS>(Op::rsqrt);
-  reg<unary_kernel, SinF, TC_FLOATS>(Op::sin);
-  reg<unary_kernel, CosF, TC_FLOATS>(Op::cos);
-  reg<unary_kernel, TanF, TC_FLOATS>(Op::tan);
-  reg<unary_kernel, AsinF, TC_FLOATS>(Op::asin);
-  reg<unary_kernel, AcosF, TC_FLOATS>(Op::acos);
-  reg<unary_kernel, AtanF, TC_FLOATS>(Op::atan);
-  reg<unary_kernel, SinhF, TC_FLOATS>(Op::sinh);
-  reg<unary_kernel, CoshF, TC_FLOATS>(Op::cosh);
+  reg<unary_kernel, SinF, Half, BFloat16>(Op::sin);
+  reg<libmvec_kernel, SinF, float, double>(Op::sin);
+  reg<unary_kernel, CosF, Half, BFloat16>(Op::cos);
+  reg<libmvec_kernel, CosF, float, double>(Op::cos);
+  reg<unary_kernel, TanF, Half, BFloat16>(Op::tan);
+  reg<libmvec_kernel, TanF, float, double>(Op::tan);
+  reg<unary_kernel, AsinF, Half, BFloat16>(Op::asin);
+  reg<libmvec_kernel, AsinF, float, double>(Op::asin);
+  reg<unary_kernel, AcosF, Half, BFloat16>(Op::acos);
+  reg<libmvec_kernel, AcosF, float, double>(Op::acos);
+  reg<unary_kernel, AtanF, Half, BFloat16>(Op::atan);
+  reg<libmvec_kernel, AtanF, float, double>(Op::atan);
+  reg<unary_kernel, SinhF, Half, BFloat16>(Op::sinh);
+  reg<libmvec_kernel, SinhF, float, double>(Op::sinh);
+  reg<unary_kernel, CoshF, Half, BFloat16>(Op::cosh);
+  reg<libmvec_kernel, CoshF, float, double>(Op::cosh);
   reg<unary_kernel, TanhF, TC_FLOATS>(Op::tanh);
   reg<unary_kernel, SigmoidF, TC_FLOATS>(Op::sigmoid);
   reg<unary_kernel, ErfF, TC_FLOATS>(Op::erf);

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.integrate
 import scipy.stats as st
+from _distributions_testing import T, npy
 
 import torch
 from torch.distributions import (
@@ -50,15 +51,6 @@ from torch.distributions import (
     Weibull,
     Wishart,
 )
-
-
-def T(*values):
-    return torch.tensor(values, dtype=torch.float64)
-
-
-def npy(x):
-    return np.asarray(x.detach().tolist(), dtype=np.float64)
-
 
 # name: (constructor, scipy frozen distribution (or None), properties scipy is asked for)
 # Parameters are float64 batches of 3 (scipy broadcasts the same arrays).

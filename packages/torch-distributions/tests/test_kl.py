@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import scipy.integrate
 import scipy.stats as st
+from _distributions_testing import T, npy
 
 import torch
 from torch.distributions import (
@@ -43,15 +44,6 @@ from torch.distributions import (
     register_kl,
 )
 from torch.distributions.kl import _KL_REGISTRY
-
-
-def T(*values):
-    return torch.tensor(values, dtype=torch.float64)
-
-
-def npy(x):
-    return np.asarray(x.detach().tolist(), dtype=np.float64)
-
 
 F64 = torch.float64
 # For each type: (a "p" instance, a "q" instance), batch shape (2,). The q instances are

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 import scipy.special as sp
+from _distributions_testing import T, npy
 
 import torch
 from torch.distributions import (
@@ -47,15 +48,6 @@ from torch.distributions import (
     Wishart,
 )
 from torch.distributions._sampling import standard_gamma
-
-
-def T(*values):
-    return torch.tensor(values, dtype=torch.float64)
-
-
-def npy(x):
-    return np.asarray(x.detach().tolist(), dtype=np.float64)
-
 
 # Distributions whose rsample is a deterministic function of the parameters given the random
 # stream: re-seeding and perturbing one parameter gives a finite-difference derivative of

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 import scipy.stats as st
+from _distributions_testing import T, npy
 
 import torch
 from torch.distributions import (
@@ -39,15 +40,6 @@ from torch.distributions.transforms import (
     identity_transform,
 )
 from torch.distributions.utils import tril_matrix_to_vec, vec_to_tril_matrix
-
-
-def T(*values):
-    return torch.tensor(values, dtype=torch.float64)
-
-
-def npy(x):
-    return np.asarray(x.detach().tolist(), dtype=np.float64)
-
 
 # (name, transform, a function producing a batch of inputs in the domain)
 # The inputs have shape (batch,) + the transform's domain event shape.

@@ -3,12 +3,12 @@
 import torch
 from torch.distributions import constraints
 from torch.distributions.distribution import Distribution
-from torch.distributions.utils import lazy_property, logits_to_probs, probs_to_logits
+from torch.distributions.utils import _ProbsOrLogits
 
 __all__ = ["Categorical"]
 
 
-class Categorical(Distribution):
+class Categorical(_ProbsOrLogits, Distribution):
     """A categorical distribution over ``{0, ..., K-1}``, parametrised by ``probs`` or
     ``logits`` (give exactly one) whose last dimension has size ``K``; the leading
     dimensions are the batch. ``probs`` need only be nonnegative with a positive sum (they
@@ -33,12 +33,10 @@ class Categorical(Distribution):
         "logits": constraints.independent(constraints.real, 1),
     }
     has_enumerate_support = True
+    _is_binary = False
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError(
-                f"{type(self).__name__}: pass exactly one of probs and logits, not both"
-            )
+        self._check_probs_or_logits(probs, logits)
         if probs is not None:
             if probs.dim() < 1:
                 raise ValueError("Categorical: probs needs a last dimension (the categories)")
@@ -47,45 +45,19 @@ class Categorical(Distribution):
             if logits.dim() < 1:
                 raise ValueError("Categorical: logits needs a last dimension (the categories)")
             self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
-        self._param = self.probs if probs is not None else self.logits
         self._num_events = self._param.size()[-1]
         batch_shape = self._param.size()[:-1] if self._param.dim() > 1 else torch.Size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = torch.Size(batch_shape)
-        param_shape = batch_shape + torch.Size((self._num_events,))
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(param_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(param_shape)
-            new._param = new.logits
         new._num_events = self._num_events
-        super(Categorical, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        param_shape = torch.Size(batch_shape) + (self._num_events,)
+        return self._expand_into(new, batch_shape, "probs", "logits", param_shape=param_shape)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits)
-
-    @property
-    def param_shape(self):
-        """The shape of the parameter tensor."""
-        return self._param.size()
 
     @property
     def mean(self):
@@ -133,3 +105,32 @@ class Categorical(Distribution):
         if expand:
             values = values.expand((-1,) + self._batch_shape)
         return values
+
+
+class _CategoricalParameters:
+    """Mixin for distributions built on the :class:`Categorical` in ``_categorical``
+    (one-hot, multinomial, relaxed): their parameters are that categorical's."""
+
+    arg_constraints = Categorical.arg_constraints
+
+    def _new(self, *args, **kwargs):
+        return self._categorical._new(*args, **kwargs)
+
+    @property
+    def _param(self):
+        return self._categorical._param
+
+    @property
+    def param_shape(self):
+        """The shape of the parameter tensor."""
+        return self._categorical.param_shape
+
+    @property
+    def logits(self):
+        """The normalised log-probabilities."""
+        return self._categorical.logits
+
+    @property
+    def probs(self):
+        """The normalised probabilities."""
+        return self._categorical.probs

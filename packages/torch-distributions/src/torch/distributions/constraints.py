@@ -186,6 +186,43 @@ class _IndependentConstraint(Constraint):
         )
 
 
+class _LowerBounded(Constraint):
+    """Base of the constraints bounded below by ``lower_bound``."""
+
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+        super().__init__()
+
+    def __repr__(self):
+        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
+
+
+class _UpperBounded(Constraint):
+    """Base of the constraints bounded above by ``upper_bound``."""
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+        super().__init__()
+
+    def __repr__(self):
+        return f"{self.__class__.__name__[1:]}(upper_bound={self.upper_bound})"
+
+
+class _Bounded(Constraint):
+    """Base of the constraints between ``lower_bound`` and ``upper_bound``."""
+
+    def __init__(self, lower_bound, upper_bound):
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+        super().__init__()
+
+    def __repr__(self):
+        return (
+            f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
+            f"upper_bound={self.upper_bound})"
+        )
+
+
 class _Boolean(Constraint):
     """The set {0, 1}."""
 
@@ -207,56 +244,31 @@ class _OneHot(Constraint):
         return is_boolean.all(-1) & is_normalized
 
 
-class _IntegerInterval(Constraint):
+class _IntegerInterval(_Bounded):
     """Integers in ``[lower_bound, upper_bound]``."""
 
     is_discrete = True
 
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
-
     def check(self, value):
         return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
-    def __repr__(self):
-        return (
-            f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
-            f"upper_bound={self.upper_bound})"
-        )
 
-
-class _IntegerLessThan(Constraint):
+class _IntegerLessThan(_UpperBounded):
     """Integers ``<= upper_bound``."""
 
     is_discrete = True
 
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
-
     def check(self, value):
         return (value % 1 == 0) & (value <= self.upper_bound)
 
-    def __repr__(self):
-        return f"{self.__class__.__name__[1:]}(upper_bound={self.upper_bound})"
 
-
-class _IntegerGreaterThan(Constraint):
+class _IntegerGreaterThan(_LowerBounded):
     """Integers ``>= lower_bound``."""
 
     is_discrete = True
 
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
-
     def check(self, value):
         return (value % 1 == 0) & (value >= self.lower_bound)
-
-    def __repr__(self):
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
 
 
 class _Real(Constraint):
@@ -266,82 +278,39 @@ class _Real(Constraint):
         return value == value  # false only for NaN
 
 
-class _GreaterThan(Constraint):
+class _GreaterThan(_LowerBounded):
     """Reals strictly greater than ``lower_bound``."""
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value):
         return self.lower_bound < value
 
-    def __repr__(self):
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
 
-
-class _GreaterThanEq(Constraint):
+class _GreaterThanEq(_LowerBounded):
     """Reals greater than or equal to ``lower_bound``."""
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value):
         return self.lower_bound <= value
 
-    def __repr__(self):
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
 
-
-class _LessThan(Constraint):
+class _LessThan(_UpperBounded):
     """Reals strictly less than ``upper_bound``."""
-
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value):
         return value < self.upper_bound
 
-    def __repr__(self):
-        return f"{self.__class__.__name__[1:]}(upper_bound={self.upper_bound})"
 
-
-class _Interval(Constraint):
+class _Interval(_Bounded):
     """The closed interval ``[lower_bound, upper_bound]``."""
-
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value):
         return (self.lower_bound <= value) & (value <= self.upper_bound)
 
-    def __repr__(self):
-        return (
-            f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
-            f"upper_bound={self.upper_bound})"
-        )
 
-
-class _HalfOpenInterval(Constraint):
+class _HalfOpenInterval(_Bounded):
     """The half-open interval ``[lower_bound, upper_bound)``."""
-
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value):
         return (self.lower_bound <= value) & (value < self.upper_bound)
-
-    def __repr__(self):
-        return (
-            f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, "
-            f"upper_bound={self.upper_bound})"
-        )
 
 
 class _Simplex(Constraint):

@@ -1,24 +1,23 @@
 """The ContinuousBernoulli distribution."""
 
 import math
-from numbers import Number
 
 import torch
 import torch.nn.functional as F
 from torch.distributions import constraints
 from torch.distributions.exp_family import ExponentialFamily
 from torch.distributions.utils import (
+    _ProbsOrLogits,
     broadcast_all,
     clamp_probs,
     lazy_property,
     logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(ExponentialFamily):
+class ContinuousBernoulli(_ProbsOrLogits, ExponentialFamily):
     """The continuous Bernoulli distribution on ``[0, 1]`` (Loaiza-Ganem and Cunningham,
     2019): density ``C(λ) λ^x (1 - λ)^(1 - x)``, with normaliser ``C(λ)``. Parametrised by
     ``probs`` (λ) or ``logits``; give exactly one. Near ``λ = 0.5`` the closed forms are
@@ -43,13 +42,8 @@ class ContinuousBernoulli(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError(
-                f"{type(self).__name__}: pass exactly one of probs and logits, not both"
-            )
+        self._store_probs_or_logits(probs, logits)
         if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
             # validate before clamping, so that invalid values are reported
             validate = self._validate_args if validate_args is None else validate_args
             if validate and not bool(constraints.unit_interval.check(self.probs).all()):
@@ -59,30 +53,13 @@ class ContinuousBernoulli(ExponentialFamily):
                     f"{self.probs}"
                 )
             self.probs = clamp_probs(self.probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = torch.Size() if is_scalar else self._param.size()
         self._lims = lims
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(ContinuousBernoulli, _instance)
         new._lims = self._lims
-        batch_shape = torch.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(ContinuousBernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        return self._expand_into(new, batch_shape, "probs", "logits")
 
     # Near lambda = 1/2 the closed forms below are 0/0; inside lims they are replaced by
     # their Taylor series in d = lambda - 1/2. _split() gives the mask of entries that use the
@@ -123,17 +100,8 @@ class ContinuousBernoulli(ExponentialFamily):
         return torch.where(closed, exact, series)
 
     @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
     def probs(self):
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
-
-    @property
-    def param_shape(self):
-        """The shape of the parameter tensor."""
-        return self._param.size()
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

@@ -37,11 +37,8 @@ class Dirichlet(ExponentialFamily):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Dirichlet, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape + self.event_shape)
-        super(Dirichlet, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        param_shape = torch.Size(batch_shape) + self.event_shape
+        return self._expand_into(new, batch_shape, "concentration", param_shape=param_shape)
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

@@ -213,6 +213,20 @@ class Distribution:
                 f"(validate_args=False skips this check):\n{value}"
             )
 
+    def _expand_into(self, new, batch_shape, *param_names, param_shape=None):
+        """Finish :meth:`expand` on ``new`` (from :meth:`_get_checked_instance`): give it
+        this distribution's parameters ``param_names`` expanded to ``param_shape`` (default
+        ``batch_shape``; a lazy parameter not computed yet is skipped), the batch shape,
+        this event shape and this validation setting. Returns ``new``."""
+        batch_shape = torch.Size(batch_shape)
+        param_shape = batch_shape if param_shape is None else param_shape
+        for name in param_names:
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(param_shape))
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(

@@ -1,7 +1,5 @@
 """The Exponential distribution."""
 
-from numbers import Number
-
 import torch
 from torch.distributions import constraints
 from torch.distributions.exp_family import ExponentialFamily
@@ -47,16 +45,11 @@ class Exponential(ExponentialFamily):
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
-        batch_shape = torch.Size() if isinstance(rate, Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.rate.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Exponential, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_into(new, batch_shape, "rate")
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

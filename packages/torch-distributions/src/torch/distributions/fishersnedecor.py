@@ -1,7 +1,5 @@
 """The FisherSnedecor (F) distribution."""
 
-from numbers import Number
-
 import torch
 from torch.distributions import constraints
 from torch.distributions._sampling import standard_gamma
@@ -33,20 +31,11 @@ class FisherSnedecor(Distribution):
 
     def __init__(self, df1, df2, validate_args=None):
         self.df1, self.df2 = broadcast_all(df1, df2)
-        if isinstance(df1, Number) and isinstance(df2, Number):
-            batch_shape = torch.Size()
-        else:
-            batch_shape = self.df1.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.df1.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(FisherSnedecor, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.df1 = self.df1.expand(batch_shape)
-        new.df2 = self.df2.expand(batch_shape)
-        super(FisherSnedecor, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_into(new, batch_shape, "df1", "df2")
 
     @property
     def mean(self):

@@ -3,15 +3,13 @@
 import math
 
 import torch
-from torch.distributions import constraints
 from torch.distributions.cauchy import Cauchy
-from torch.distributions.transformed_distribution import TransformedDistribution
-from torch.distributions.transforms import AbsTransform
+from torch.distributions.transformed_distribution import _HalfSymmetric
 
 __all__ = ["HalfCauchy"]
 
 
-class HalfCauchy(TransformedDistribution):
+class HalfCauchy(_HalfSymmetric):
     """The absolute value of a ``Cauchy(0, scale)`` variable.
 
     Args:
@@ -25,32 +23,17 @@ class HalfCauchy(TransformedDistribution):
         tensor([-0.4516])
     """
 
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
-
-    def __init__(self, scale, validate_args=None):
-        base_dist = Cauchy(0, scale, validate_args=False)
-        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+    _symmetric = Cauchy
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(HalfCauchy, _instance)
         return super().expand(batch_shape, _instance=new)
 
     @property
-    def scale(self):
-        """The scale of the underlying Cauchy."""
-        return self.base_dist.scale
-
-    @property
     def mean(self):
         return torch.full(
             self._extended_shape(), math.inf, dtype=self.scale.dtype, device=self.scale.device
         )
-
-    @property
-    def mode(self):
-        return torch.zeros_like(self.scale)
 
     @property
     def variance(self):
@@ -60,16 +43,4 @@ class HalfCauchy(TransformedDistribution):
         if self._validate_args:
             self._validate_sample(value)
         value = torch.as_tensor(value, dtype=self.base_dist.scale.dtype)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return torch.where(value >= 0, log_prob, -float("inf"))
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
+        return self._fold_log_prob(value)

@@ -332,6 +332,13 @@ def _lowrank_half_log_det(d):
     )
 
 
+def _lowrank_mahalanobis(q, diff):
+    """``diff^T Sigma_q^-1 diff`` for ``q`` low-rank."""
+    return _batch_lowrank_mahalanobis(
+        q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, diff, q._capacitance_tril
+    )
+
+
 def _lowrank_inverse_trace(q, factor=None, diag=None):
     """``tr(Sigma_q^-1 Sigma_p)`` for ``q`` low-rank, with ``Sigma_p = S S^T + diag(d)`` given
     by ``factor`` ``S`` (``(..., n, k)``) and/or ``diag`` ``d`` (``(..., n)``). Woodbury:
@@ -374,12 +381,7 @@ def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
     n = p.event_shape[0]
     term1 = _lowrank_half_log_det(q) - _lowrank_half_log_det(p)
     term2 = _lowrank_inverse_trace(q, p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag)
-    term3 = _batch_lowrank_mahalanobis(
-        q._unbroadcasted_cov_factor,
-        q._unbroadcasted_cov_diag,
-        q.loc - p.loc,
-        q._capacitance_tril,
-    )
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
     return term1 + 0.5 * (term2 + term3 - n)
 
 
@@ -389,12 +391,7 @@ def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
     n = p.event_shape[0]
     term1 = _lowrank_half_log_det(q) - _half_log_det_tril(p._unbroadcasted_scale_tril)
     term2 = _lowrank_inverse_trace(q, factor=p._unbroadcasted_scale_tril)
-    term3 = _batch_lowrank_mahalanobis(
-        q._unbroadcasted_cov_factor,
-        q._unbroadcasted_cov_diag,
-        q.loc - p.loc,
-        q._capacitance_tril,
-    )
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
     return term1 + 0.5 * (term2 + term3 - n)
 
 
@@ -510,6 +507,56 @@ def _log_cb_density_mean(mean, q):
     return mean * q.logits + torch.log1p(-q.probs) + q._log_norm()
 
 
+# p puts mass where q has none: the divergence is infinite.
+_INFINITE_KL = {
+    Beta: (Pareto,),
+    ContinuousBernoulli: (Pareto,),
+    Exponential: (Beta, ContinuousBernoulli, Pareto, Uniform),
+    Gamma: (Beta, ContinuousBernoulli, Pareto, Uniform),
+    Gumbel: (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform),
+    Laplace: (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform),
+    Normal: (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform),
+    Pareto: (Beta, ContinuousBernoulli, Uniform),
+    Poisson: (Bernoulli, Binomial),
+}
+
+
+def _kl_infinity(p, q):
+    return _infinite_like(p.mean)
+
+
+for _type_p, _types_q in _INFINITE_KL.items():
+    for _type_q in _types_q:
+        register_kl(_type_p, _type_q)(_kl_infinity)
+
+
+@register_kl(Beta, Normal)
+@register_kl(ContinuousBernoulli, Normal)
+@register_kl(Gamma, Normal)
+@register_kl(Gumbel, Normal)
+@register_kl(Uniform, Normal)
+def _kl_normal_from_moments(p, q):
+    """KL(p || q) for q Normal, from the entropy, mean and variance of p."""
+    second = p.variance + (p.mean - q.loc).pow(2)
+    return -p.entropy() - _log_normal_density_mean(second, q)
+
+
+@register_kl(Beta, Exponential)
+@register_kl(ContinuousBernoulli, Exponential)
+@register_kl(Gamma, Exponential)
+def _kl_exponential_from_mean(p, q):
+    """KL(p || q) for q Exponential, from the entropy and mean of p."""
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(Beta, Uniform)
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_unit_interval_uniform(p, q):
+    """KL(p || q) for p on [0, 1] and q Uniform."""
+    result = -p.entropy() + (q.high - q.low).log()
+    return result.masked_fill((q.low > 0) | (q.high < 1), math.inf)
+
+
 @register_kl(Bernoulli, Poisson)
 def _kl_bernoulli_poisson(p, q):
     return -p.entropy() - (p.probs * q.rate.log() - q.rate)
@@ -520,62 +567,10 @@ def _kl_beta_continuous_bernoulli(p, q):
     return -p.entropy() - _log_cb_density_mean(p.mean, q)
 
 
-@register_kl(Beta, Pareto)
-def _kl_beta_infinity(p, q):
-    return _infinite_like(p.concentration1)
-
-
-@register_kl(Beta, Exponential)
-def _kl_beta_exponential(p, q):
-    return -p.entropy() - q.rate.log() + q.rate * p.mean
-
-
 @register_kl(Beta, Gamma)
 def _kl_beta_gamma(p, q):
     mean_log = torch.digamma(p.concentration1) - torch.digamma(p.concentration1 + p.concentration0)
     return -p.entropy() - _log_gamma_density_mean(p.mean, mean_log, q)
-
-
-@register_kl(Beta, Normal)
-def _kl_beta_normal(p, q):
-    second = p.variance + (p.mean - q.loc).pow(2)
-    return -p.entropy() - _log_normal_density_mean(second, q)
-
-
-@register_kl(Beta, Uniform)
-def _kl_beta_uniform(p, q):
-    result = -p.entropy() + (q.high - q.low).log()
-    return result.masked_fill((q.low > 0) | (q.high < 1), math.inf)
-
-
-@register_kl(ContinuousBernoulli, Pareto)
-def _kl_continuous_bernoulli_infinity(p, q):
-    return _infinite_like(p.probs)
-
-
-@register_kl(ContinuousBernoulli, Exponential)
-def _kl_continuous_bernoulli_exponential(p, q):
-    return -p.entropy() - torch.log(q.rate) + q.rate * p.mean
-
-
-@register_kl(ContinuousBernoulli, Normal)
-def _kl_continuous_bernoulli_normal(p, q):
-    second = p.variance + (p.mean - q.loc).pow(2)
-    return -p.entropy() - _log_normal_density_mean(second, q)
-
-
-@register_kl(ContinuousBernoulli, Uniform)
-def _kl_continuous_bernoulli_uniform(p, q):
-    result = -p.entropy() + (q.high - q.low).log()
-    return result.masked_fill((q.low > 0) | (q.high < 1), math.inf)
-
-
-@register_kl(Exponential, Beta)
-@register_kl(Exponential, ContinuousBernoulli)
-@register_kl(Exponential, Pareto)
-@register_kl(Exponential, Uniform)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
 
 
 @register_kl(Exponential, Gamma)
@@ -597,19 +592,6 @@ def _kl_exponential_normal(p, q):
     return -p.entropy() - _log_normal_density_mean(second, q)
 
 
-@register_kl(Gamma, Beta)
-@register_kl(Gamma, ContinuousBernoulli)
-@register_kl(Gamma, Pareto)
-@register_kl(Gamma, Uniform)
-def _kl_gamma_infinity(p, q):
-    return _infinite_like(p.concentration)
-
-
-@register_kl(Gamma, Exponential)
-def _kl_gamma_exponential(p, q):
-    return -p.entropy() - q.rate.log() + q.rate * p.mean
-
-
 @register_kl(Gamma, Gumbel)
 def _kl_gamma_gumbel(p, q):
     # E[exp(-X / b)] = (rate / (rate + 1 / b))^a, the moment generating function
@@ -618,52 +600,10 @@ def _kl_gamma_gumbel(p, q):
     return -p.entropy() - _log_gumbel_density_mean(p.mean, mean_exp_neg, q)
 
 
-@register_kl(Gamma, Normal)
-def _kl_gamma_normal(p, q):
-    second = p.variance + (p.mean - q.loc).pow(2)
-    return -p.entropy() - _log_normal_density_mean(second, q)
-
-
-@register_kl(Gumbel, Beta)
-@register_kl(Gumbel, ContinuousBernoulli)
-@register_kl(Gumbel, Exponential)
-@register_kl(Gumbel, Gamma)
-@register_kl(Gumbel, Pareto)
-@register_kl(Gumbel, Uniform)
-def _kl_gumbel_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
-@register_kl(Gumbel, Normal)
-def _kl_gumbel_normal(p, q):
-    second = p.variance + (p.mean - q.loc).pow(2)
-    return -p.entropy() - _log_normal_density_mean(second, q)
-
-
-@register_kl(Laplace, Beta)
-@register_kl(Laplace, ContinuousBernoulli)
-@register_kl(Laplace, Exponential)
-@register_kl(Laplace, Gamma)
-@register_kl(Laplace, Pareto)
-@register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
 @register_kl(Laplace, Normal)
 def _kl_laplace_normal(p, q):
     second = 2 * p.scale.pow(2) + (p.loc - q.loc).pow(2)
     return -p.entropy() - _log_normal_density_mean(second, q)
-
-
-@register_kl(Normal, Beta)
-@register_kl(Normal, ContinuousBernoulli)
-@register_kl(Normal, Exponential)
-@register_kl(Normal, Gamma)
-@register_kl(Normal, Pareto)
-@register_kl(Normal, Uniform)
-def _kl_normal_infinity(p, q):
-    return _infinite_like(p.loc)
 
 
 @register_kl(Normal, Gumbel)
@@ -684,21 +624,13 @@ def _kl_normal_laplace(p, q):
     return -p.entropy() + torch.log(2 * q.scale) + mean_abs / q.scale
 
 
-@register_kl(Pareto, Beta)
-@register_kl(Pareto, ContinuousBernoulli)
-@register_kl(Pareto, Uniform)
-def _kl_pareto_infinity(p, q):
-    return _infinite_like(p.scale)
-
-
 def _pareto_mean_log(p):
     return p.scale.log() + p.alpha.reciprocal()
 
 
 @register_kl(Pareto, Exponential)
 def _kl_pareto_exponential(p, q):
-    result = -p.entropy() - q.rate.log() + q.rate * p.mean
-    return result.masked_fill(p.alpha <= 1, math.inf)
+    return _kl_exponential_from_mean(p, q).masked_fill(p.alpha <= 1, math.inf)
 
 
 @register_kl(Pareto, Gamma)
@@ -709,15 +641,7 @@ def _kl_pareto_gamma(p, q):
 
 @register_kl(Pareto, Normal)
 def _kl_pareto_normal(p, q):
-    second = p.variance + (p.mean - q.loc).pow(2)
-    result = -p.entropy() - _log_normal_density_mean(second, q)
-    return result.masked_fill(p.alpha <= 2, math.inf)
-
-
-@register_kl(Poisson, Bernoulli)
-@register_kl(Poisson, Binomial)
-def _kl_poisson_infinity(p, q):
-    return _infinite_like(p.rate)
+    return _kl_normal_from_moments(p, q).masked_fill(p.alpha <= 2, math.inf)
 
 
 def _uniform_mean_log(a, b):
@@ -753,8 +677,7 @@ def _kl_uniform_continuous_bernoulli(p, q):
 
 @register_kl(Uniform, Exponential)
 def _kl_uniform_exponential(p, q):
-    result = -p.entropy() - q.rate.log() + q.rate * p.mean
-    return result.masked_fill(p.low < 0, math.inf)
+    return _kl_exponential_from_mean(p, q).masked_fill(p.low < 0, math.inf)
 
 
 @register_kl(Uniform, Gamma)
@@ -773,12 +696,6 @@ def _kl_uniform_gumbel(p, q):
     e_high = torch.exp(-(p.high - q.loc) / q.scale)
     mean_exp_neg = q.scale * (e_low - e_high) / (p.high - p.low)
     return -p.entropy() - _log_gumbel_density_mean(p.mean, mean_exp_neg, q)
-
-
-@register_kl(Uniform, Normal)
-def _kl_uniform_normal(p, q):
-    second = p.variance + (p.mean - q.loc).pow(2)
-    return -p.entropy() - _log_normal_density_mean(second, q)
 
 
 @register_kl(Uniform, Pareto)

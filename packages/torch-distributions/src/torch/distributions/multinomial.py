@@ -3,14 +3,14 @@
 import torch
 from torch.distributions import constraints
 from torch.distributions.binomial import Binomial
-from torch.distributions.categorical import Categorical
+from torch.distributions.categorical import Categorical, _CategoricalParameters
 from torch.distributions.distribution import Distribution
 from torch.distributions.utils import broadcast_all
 
 __all__ = ["Multinomial"]
 
 
-class Multinomial(Distribution):
+class Multinomial(_CategoricalParameters, Distribution):
     """The multinomial distribution: counts of each of ``K`` categories over
     ``total_count`` independent categorical trials with probabilities ``probs`` (or
     ``logits``; give exactly one). ``total_count`` must be a single int; ``log_prob`` works
@@ -29,10 +29,6 @@ class Multinomial(Distribution):
         tensor(100.)
     """
 
-    arg_constraints = {
-        "probs": constraints.simplex,
-        "logits": constraints.independent(constraints.real, 1),
-    }
     total_count: int
 
     @property
@@ -59,31 +55,11 @@ class Multinomial(Distribution):
         new.total_count = self.total_count
         new._categorical = self._categorical.expand(batch_shape)
         new._binomial = self._binomial.expand(batch_shape + self.event_shape)
-        super(Multinomial, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._categorical._new(*args, **kwargs)
+        return self._expand_into(new, batch_shape)
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self):
         return constraints.multinomial(self.total_count)
-
-    @property
-    def logits(self):
-        """The normalised log-probabilities."""
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        """The normalised probabilities."""
-        return self._categorical.probs
-
-    @property
-    def param_shape(self):
-        """The shape of the parameter tensor."""
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=()):
         sample_shape = torch.Size(sample_shape)

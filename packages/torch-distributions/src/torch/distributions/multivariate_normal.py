@@ -36,6 +36,15 @@ def _precision_to_scale_tril(P):
     return L
 
 
+def _scale_tril_from(scale_tril, covariance_matrix, precision_matrix):
+    """The lower Cholesky factor of the covariance, from whichever of the three is given."""
+    if scale_tril is not None:
+        return scale_tril
+    if covariance_matrix is not None:
+        return torch.linalg.cholesky(covariance_matrix)
+    return _precision_to_scale_tril(precision_matrix)
+
+
 class MultivariateNormal(Distribution):
     r"""The multivariate normal distribution with mean ``loc`` and a positive-definite
     covariance given by exactly one of ``covariance_matrix``, ``precision_matrix`` or
@@ -110,12 +119,9 @@ class MultivariateNormal(Distribution):
         event_shape = self.loc.shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = torch.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_from(
+            scale_tril, covariance_matrix, precision_matrix
+        )
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(MultivariateNormal, _instance)
@@ -124,15 +130,8 @@ class MultivariateNormal(Distribution):
         cov_shape = batch_shape + self.event_shape + self.event_shape
         new.loc = self.loc.expand(loc_shape)
         new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
-        if "covariance_matrix" in self.__dict__:
-            new.covariance_matrix = self.covariance_matrix.expand(cov_shape)
-        if "scale_tril" in self.__dict__:
-            new.scale_tril = self.scale_tril.expand(cov_shape)
-        if "precision_matrix" in self.__dict__:
-            new.precision_matrix = self.precision_matrix.expand(cov_shape)
-        super(MultivariateNormal, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        matrices = ("covariance_matrix", "scale_tril", "precision_matrix")
+        return self._expand_into(new, batch_shape, *matrices, param_shape=cov_shape)
 
     @lazy_property
     def scale_tril(self):

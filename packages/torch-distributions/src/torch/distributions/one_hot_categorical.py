@@ -3,13 +3,13 @@
 import torch
 import torch.nn.functional as F
 from torch.distributions import constraints
-from torch.distributions.categorical import Categorical
+from torch.distributions.categorical import Categorical, _CategoricalParameters
 from torch.distributions.distribution import Distribution
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(_CategoricalParameters, Distribution):
     """A categorical distribution whose samples are one-hot vectors of size ``K`` (the
     last dimension of ``probs``/``logits``; give exactly one).
 
@@ -25,10 +25,6 @@ class OneHotCategorical(Distribution):
         tensor(1.)
     """
 
-    arg_constraints = {
-        "probs": constraints.simplex,
-        "logits": constraints.independent(constraints.real, 1),
-    }
     support = constraints.one_hot
     has_enumerate_support = True
 
@@ -40,28 +36,8 @@ class OneHotCategorical(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = torch.Size(batch_shape)
         new._categorical = self._categorical.expand(batch_shape)
-        super(OneHotCategorical, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._categorical._new(*args, **kwargs)
-
-    @property
-    def _param(self):
-        return self._categorical._param
-
-    @property
-    def probs(self):
-        """The normalised probabilities."""
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        """The normalised log-probabilities."""
-        return self._categorical.logits
+        return self._expand_into(new, batch_shape)
 
     @property
     def mean(self):
@@ -76,11 +52,6 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self):
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self):
-        """The shape of the parameter tensor."""
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=()):
         sample_shape = torch.Size(sample_shape)

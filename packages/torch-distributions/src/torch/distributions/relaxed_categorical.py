@@ -2,7 +2,7 @@
 
 import torch
 from torch.distributions import constraints
-from torch.distributions.categorical import Categorical
+from torch.distributions.categorical import Categorical, _CategoricalParameters
 from torch.distributions.distribution import Distribution
 from torch.distributions.transformed_distribution import TransformedDistribution
 from torch.distributions.transforms import ExpTransform
@@ -11,7 +11,7 @@ from torch.distributions.utils import clamp_probs
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(_CategoricalParameters, Distribution):
     """The log of a :class:`RelaxedOneHotCategorical` sample (the ExpConcrete distribution
     of Maddison et al., 2017): ``log_softmax((logits + Gumbel noise) / temperature)``.
 
@@ -28,10 +28,6 @@ class ExpRelaxedCategorical(Distribution):
         tensor(1.)
     """
 
-    arg_constraints = {
-        "probs": constraints.simplex,
-        "logits": constraints.independent(constraints.real, 1),
-    }
     support = constraints.real_vector
     has_rsample = True
 
@@ -47,29 +43,7 @@ class ExpRelaxedCategorical(Distribution):
         batch_shape = torch.Size(batch_shape)
         new.temperature = self.temperature
         new._categorical = self._categorical.expand(batch_shape)
-        super(ExpRelaxedCategorical, new).__init__(
-            batch_shape, self.event_shape, validate_args=False
-        )
-        new._validate_args = self._validate_args
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._categorical._new(*args, **kwargs)
-
-    @property
-    def param_shape(self):
-        """The shape of the parameter tensor."""
-        return self._categorical.param_shape
-
-    @property
-    def logits(self):
-        """The normalised log-probabilities."""
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        """The normalised probabilities."""
-        return self._categorical.probs
+        return self._expand_into(new, batch_shape)
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
@@ -112,10 +86,7 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         torch.Size([4])
     """
 
-    arg_constraints = {
-        "probs": constraints.simplex,
-        "logits": constraints.independent(constraints.real, 1),
-    }
+    arg_constraints = Categorical.arg_constraints
     support = constraints.simplex
     has_rsample = True
 

@@ -1,10 +1,12 @@
 """The :class:`TransformedDistribution` class."""
 
+import math
+
 import torch
 from torch.distributions import constraints
 from torch.distributions.distribution import Distribution
 from torch.distributions.independent import Independent
-from torch.distributions.transforms import ComposeTransform, Transform
+from torch.distributions.transforms import AbsTransform, ComposeTransform, Transform
 from torch.distributions.utils import _sum_rightmost
 
 __all__ = ["TransformedDistribution"]
@@ -87,11 +89,7 @@ class TransformedDistribution(Distribution):
         base_batch_shape = shape[: len(shape) - len(self.base_dist.event_shape)]
         new.base_dist = self.base_dist.expand(base_batch_shape)
         new.transforms = self.transforms
-        super(TransformedDistribution, new).__init__(
-            batch_shape, self.event_shape, validate_args=False
-        )
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_into(new, batch_shape)
 
     @constraints.dependent_property(is_discrete=False)
     def support(self):
@@ -160,3 +158,48 @@ class TransformedDistribution(Distribution):
         for transform in self.transforms:
             value = transform(value)
         return value
+
+
+class _HalfSymmetric(TransformedDistribution):
+    """``|X|`` for ``X`` symmetric about 0 with a ``scale`` (the base of :class:`HalfNormal`
+    and :class:`HalfCauchy`): ``cdf``, ``icdf`` and ``entropy`` fold those of ``X``.
+    Subclasses name the class of ``X`` in ``_symmetric``; ``X = _symmetric(0, scale)``."""
+
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+    _symmetric: type
+
+    def __init__(self, scale, validate_args=None):
+        base_dist = self._symmetric(0, scale, validate_args=False)
+        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+
+    @property
+    def scale(self):
+        """The scale of the underlying symmetric distribution."""
+        return self.base_dist.scale
+
+    @property
+    def mode(self):
+        return torch.zeros_like(self.scale)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return self._fold_log_prob(value)
+
+    def _fold_log_prob(self, value):
+        # the density of |X| is twice that of X on [0, inf), zero below
+        log_prob = self.base_dist.log_prob(value) + math.log(2)
+        return torch.where(value >= 0, log_prob, -float("inf"))
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob):
+        return self.base_dist.icdf((prob + 1) / 2)
+
+    def entropy(self):
+        return self.base_dist.entropy() - math.log(2)

@@ -515,7 +515,18 @@ class ReshapeTransform(Transform):
         return torch.Size(shape[:cut]) + self.in_shape
 
 
-class ExpTransform(Transform):
+class _ParameterFreeTransform(Transform):
+    """A transform without parameters: every instance of one such class is equal to every
+    other (and hashes alike)."""
+
+    def __eq__(self, other):
+        return isinstance(other, type(self))
+
+    def __hash__(self):
+        return hash(type(self))
+
+
+class ExpTransform(_ParameterFreeTransform):
     """``y = exp(x)``, from the reals onto the positive reals.
 
     Example::
@@ -528,12 +539,6 @@ class ExpTransform(Transform):
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    def __hash__(self):
-        return hash(ExpTransform)
 
     def _call(self, x):
         return x.exp()
@@ -604,7 +609,7 @@ def _clipped_sigmoid(x):
     return torch.clamp(torch.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_ParameterFreeTransform):
     """``y = 1 / (1 + exp(-x))``, from the reals onto the unit interval.
 
     Example::
@@ -618,12 +623,6 @@ class SigmoidTransform(Transform):
     bijective = True
     sign = +1
 
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    def __hash__(self):
-        return hash(SigmoidTransform)
-
     def _call(self, x):
         return _clipped_sigmoid(x)
 
@@ -636,7 +635,7 @@ class SigmoidTransform(Transform):
         return -F.softplus(-x) - F.softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_ParameterFreeTransform):
     """``y = log(1 + exp(x))``, from the reals onto the positive reals.
 
     Example::
@@ -650,12 +649,6 @@ class SoftplusTransform(Transform):
     bijective = True
     sign = +1
 
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
-
-    def __hash__(self):
-        return hash(SoftplusTransform)
-
     def _call(self, x):
         return F.softplus(x)
 
@@ -667,7 +660,7 @@ class SoftplusTransform(Transform):
         return -F.softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_ParameterFreeTransform):
     """``y = tanh(x)``, from the reals onto ``(-1, 1)``. The inverse is ``atanh``; it is
     numerically unstable near ±1, so use ``cache_size=1`` when inverting samples.
 
@@ -682,12 +675,6 @@ class TanhTransform(Transform):
     bijective = True
     sign = +1
 
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    def __hash__(self):
-        return hash(TanhTransform)
-
     def _call(self, x):
         return x.tanh()
 
@@ -699,7 +686,7 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_ParameterFreeTransform):
     """``y = |x|``; not bijective (``inv`` returns the nonnegative preimage).
 
     Example::
@@ -710,12 +697,6 @@ class AbsTransform(Transform):
 
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    def __hash__(self):
-        return hash(AbsTransform)
 
     def _call(self, x):
         return x.abs()
@@ -819,7 +800,7 @@ class AffineTransform(Transform):
         )
 
 
-class CorrCholeskyTransform(Transform):
+class CorrCholeskyTransform(_ParameterFreeTransform):
     """Map a vector of ``D (D - 1) / 2`` reals onto the Cholesky factor of a ``D x D``
     correlation matrix (lower triangular, positive diagonal, rows of unit norm).
 
@@ -839,12 +820,6 @@ class CorrCholeskyTransform(Transform):
     domain = constraints.real_vector
     codomain = constraints.corr_cholesky
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, CorrCholeskyTransform)
-
-    def __hash__(self):
-        return hash(CorrCholeskyTransform)
 
     def _call(self, x):
         z = torch.tanh(x)
@@ -902,7 +877,7 @@ class CorrCholeskyTransform(Transform):
         return torch.Size(shape[:-2]) + (d * (d - 1) // 2,)
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_ParameterFreeTransform):
     """``y = softmax(x)`` over the last dimension, from the reals onto the simplex. Not
     bijective (adding a constant to ``x`` changes nothing), so it has no
     ``log_abs_det_jacobian``; the inverse returns ``log(y)`` normalised.
@@ -915,12 +890,6 @@ class SoftmaxTransform(Transform):
 
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
-
-    def __hash__(self):
-        return hash(SoftmaxTransform)
 
     def _call(self, x):
         logprobs = x
@@ -946,7 +915,7 @@ class SoftmaxTransform(Transform):
         return shape
 
 
-class StickBreakingTransform(Transform):
+class StickBreakingTransform(_ParameterFreeTransform):
     """Map ``K - 1`` reals bijectively onto the ``K``-simplex by stick-breaking: each real,
     offset so that zeros give the uniform point, goes through a sigmoid to the fraction of
     the remaining stick taken by the next coordinate.
@@ -960,12 +929,6 @@ class StickBreakingTransform(Transform):
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, StickBreakingTransform)
-
-    def __hash__(self):
-        return hash(StickBreakingTransform)
 
     def _offset(self, x):
         k = x.shape[-1]
@@ -1007,7 +970,7 @@ class StickBreakingTransform(Transform):
         return torch.Size(shape[:-1]) + (shape[-1] - 1,)
 
 
-class LowerCholeskyTransform(Transform):
+class LowerCholeskyTransform(_ParameterFreeTransform):
     """Map an unconstrained square matrix onto a lower-triangular one with positive
     diagonal: keep the strict lower triangle, exponentiate the diagonal. Not bijective as a
     map of all square matrices (the upper triangle is dropped).
@@ -1022,12 +985,6 @@ class LowerCholeskyTransform(Transform):
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
 
-    def __eq__(self, other):
-        return isinstance(other, LowerCholeskyTransform)
-
-    def __hash__(self):
-        return hash(LowerCholeskyTransform)
-
     def _call(self, x):
         return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
 
@@ -1035,7 +992,7 @@ class LowerCholeskyTransform(Transform):
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
 
 
-class PositiveDefiniteTransform(Transform):
+class PositiveDefiniteTransform(_ParameterFreeTransform):
     """Map an unconstrained square matrix onto a symmetric positive-definite one:
     ``L L^T`` with ``L = LowerCholeskyTransform()(x)``.
 
@@ -1048,12 +1005,6 @@ class PositiveDefiniteTransform(Transform):
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.positive_definite
-
-    def __eq__(self, other):
-        return isinstance(other, PositiveDefiniteTransform)
-
-    def __hash__(self):
-        return hash(PositiveDefiniteTransform)
 
     def _call(self, x):
         x = LowerCholeskyTransform()(x)

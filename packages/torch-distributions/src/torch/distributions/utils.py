@@ -135,6 +135,51 @@ class _lazy_property_and_property(lazy_property, property):
         property.__init__(self, wrapped)
 
 
+class _ProbsOrLogits:
+    """Mixin for distributions given exactly one of ``probs`` and ``logits``: the one given
+    is stored, the other is computed on first use. Binary distributions convert with a
+    sigmoid and its inverse; categorical ones set ``_is_binary = False`` to convert with a
+    softmax and a log over the last dimension."""
+
+    _is_binary = True
+
+    def _check_probs_or_logits(self, probs, logits):
+        if (probs is None) == (logits is None):
+            raise ValueError(
+                f"{type(self).__name__}: pass exactly one of probs and logits, not both"
+            )
+
+    def _store_probs_or_logits(self, probs, logits, *others):
+        """Store the one of ``probs`` and ``logits`` that is given, broadcast with
+        ``others``; return the broadcast ``others``."""
+        self._check_probs_or_logits(probs, logits)
+        name, param = ("probs", probs) if probs is not None else ("logits", logits)
+        param, *others = broadcast_all(param, *others)
+        setattr(self, name, param)
+        return others
+
+    @property
+    def _param(self):
+        """The stored parametrisation (``probs`` where both are known)."""
+        return self.__dict__["probs"] if "probs" in self.__dict__ else self.__dict__["logits"]
+
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
+    @property
+    def param_shape(self):
+        """The shape of the parameter tensor."""
+        return self._param.size()
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=self._is_binary)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=self._is_binary)
+
+
 def tril_matrix_to_vec(mat, diag=0):
     """Flatten the lower triangle (from diagonal ``diag`` down) of the last two dims of
     ``mat`` into a vector, row by row.

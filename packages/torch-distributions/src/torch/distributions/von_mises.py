@@ -101,12 +101,7 @@ class VonMises(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(VonMises, _instance)
-        batch_shape = torch.Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        super(VonMises, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_into(new, batch_shape, "loc", "concentration")
 
     @property
     def mean(self):

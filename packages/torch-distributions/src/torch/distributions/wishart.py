@@ -8,7 +8,7 @@ import torch
 from torch.distributions import constraints
 from torch.distributions._sampling import standard_gamma
 from torch.distributions.exp_family import ExponentialFamily
-from torch.distributions.multivariate_normal import _precision_to_scale_tril
+from torch.distributions.multivariate_normal import _scale_tril_from
 from torch.distributions.utils import lazy_property
 
 __all__ = ["Wishart"]
@@ -97,12 +97,9 @@ class Wishart(ExponentialFamily):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
 
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = torch.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_from(
+            scale_tril, covariance_matrix, precision_matrix
+        )
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Wishart, _instance)
@@ -111,16 +108,9 @@ class Wishart(ExponentialFamily):
         new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril.expand(cov_shape)
         new.df = self.df.expand(batch_shape)
         new._batch_dims = [-(x + 1) for x in range(len(batch_shape))]
-        if "covariance_matrix" in self.__dict__:
-            new.covariance_matrix = self.covariance_matrix.expand(cov_shape)
-        if "scale_tril" in self.__dict__:
-            new.scale_tril = self.scale_tril.expand(cov_shape)
-        if "precision_matrix" in self.__dict__:
-            new.precision_matrix = self.precision_matrix.expand(cov_shape)
         new.arg_constraints = self.arg_constraints
-        super(Wishart, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        matrices = ("covariance_matrix", "scale_tril", "precision_matrix")
+        return self._expand_into(new, batch_shape, *matrices, param_shape=cov_shape)
 
     @lazy_property
     def scale_tril(self):
