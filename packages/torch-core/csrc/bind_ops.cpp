@@ -246,6 +246,35 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
     m.def(
         name, [op = op](const Tensor& g, const Tensor& x) { return binary(op, g, x); },
         py::arg("grad"), py::arg("input"));
+  // The activations with up to two float parameters (torch.nn.functional's leaky_relu, elu,
+  // celu, selu, softplus, hardtanh) and their backward g * f'(x), with the same parameters.
+  static const std::pair<const char*, Op> param_activations[] = {{"_leaky_relu", Op::leaky_relu},
+                                                                 {"_elu", Op::elu},
+                                                                 {"_selu", Op::selu},
+                                                                 {"_softplus", Op::softplus},
+                                                                 {"_hardtanh", Op::hardtanh}};
+  for (const auto& [name, op] : param_activations)
+    m.def(
+        name,
+        [op = op](const Tensor& x, double a, double b) {
+          return run_elementwise(spec_of(op), Tensor(), {x}, Scalar::from_double(a),
+                                 Scalar::from_double(b));
+        },
+        py::arg("input"), py::arg("a") = 0.0, py::arg("b") = 0.0);
+  static const std::pair<const char*, Op> param_activation_grads[] = {
+      {"_leaky_relu_grad", Op::leaky_relu_grad},
+      {"_elu_grad", Op::elu_grad},
+      {"_selu_grad", Op::selu_grad},
+      {"_softplus_grad", Op::softplus_grad},
+      {"_hardtanh_grad", Op::hardtanh_grad}};
+  for (const auto& [name, op] : param_activation_grads)
+    m.def(
+        name,
+        [op = op](const Tensor& g, const Tensor& x, double a, double b) {
+          return run_elementwise(spec_of(op), Tensor(), {g, x}, Scalar::from_double(a),
+                                 Scalar::from_double(b));
+        },
+        py::arg("grad"), py::arg("input"), py::arg("a") = 0.0, py::arg("b") = 0.0);
   m.attr("subtract") = m.attr("sub");
   cls.attr("subtract") = cls.attr("sub");
   m.def(

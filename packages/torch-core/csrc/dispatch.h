@@ -25,6 +25,10 @@ namespace tc {
   /* fused activations and their gradients (grad, x) */                                    \
   X(gelu, unary_float) X(gelu_tanh, unary_float) X(silu, unary_float)                      \
   X(gelu_grad, binary_float) X(gelu_tanh_grad, binary_float) X(silu_grad, binary_float)    \
+  X(leaky_relu, unary_float) X(elu, unary_float) X(selu, unary_float)                      \
+  X(softplus, unary_float) X(hardtanh, unary_float)                                        \
+  X(leaky_relu_grad, binary_float) X(elu_grad, binary_float) X(selu_grad, binary_float)    \
+  X(softplus_grad, binary_float) X(hardtanh_grad, binary_float)                            \
   /* unary, same dtype in and out */                                                       \
   X(abs, unary) X(neg, unary) X(sign, unary) X(floor, unary) X(ceil, unary)                \
   X(round, unary) X(trunc, unary) X(frac, unary) X(relu, unary)                        \

@@ -152,6 +152,38 @@ TC_INLINE A silu_grad_impl(A g, A x) {
 TC_FN2(GeluGradF, gelu_grad_impl(x, y))
 TC_FN2(GeluTanhGradF, gelu_tanh_grad_impl(x, y))
 TC_FN2(SiluGradF, silu_grad_impl(x, y))
+
+// Gradients of the activations with parameters: (g, x) -> g f'(x), args as the forward's.
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+template <class A>
+struct LeakyReluGradF {
+  A slope;
+  explicit LeakyReluGradF(const Scalar* a) : slope(a[0].to<A>()) {}
+  TC_INLINE A operator()(A g, A x) const { return x > A(0) ? g : g * slope; }
+};
+template <class A>
+struct EluGradF {
+  A c, k;
+  explicit EluGradF(const Scalar* a) : c(a[0].to<A>()), k(a[1].to<A>()) {}
+  TC_INLINE A operator()(A g, A x) const { return x > A(0) ? g : g * c * k * fast_exp(k * x); }
+};
+TC_FN2(SeluGradF, y > A(0) ? x * A(kSeluScale) : x * A(kSeluScale * kSeluAlpha) * fast_exp(y))
+template <class A>
+struct SoftplusGradF {  // g sigmoid(beta x), or g where the forward is linear
+  A beta, threshold;
+  explicit SoftplusGradF(const Scalar* a) : beta(a[0].to<A>()), threshold(a[1].to<A>()) {}
+  TC_INLINE A operator()(A g, A x) const {
+    A bx = x * beta;
+    return bx > threshold ? g : g / (A(1) + fast_exp(-bx));
+  }
+};
+template <class A>
+struct HardtanhGradF {  // g strictly inside (lo, hi), else 0
+  A lo, hi;
+  explicit HardtanhGradF(const Scalar* a) : lo(a[0].to<A>()), hi(a[1].to<A>()) {}
+  TC_INLINE A operator()(A g, A x) const { return x <= lo || x >= hi ? A(0) : g; }
+};
 TC_FN2(BitAndF, x& y)
 TC_FN2(BitOrF, x | y)
 TC_FN2(BitXorF, x ^ y)
@@ -201,6 +233,11 @@ void register_binary_kernels() {
   reg<binary_kernel, GeluGradF, TC_FLOATS>(Op::gelu_grad);
   reg<binary_kernel, GeluTanhGradF, TC_FLOATS>(Op::gelu_tanh_grad);
   reg<binary_kernel, SiluGradF, TC_FLOATS>(Op::silu_grad);
+  reg<binary_kernel, LeakyReluGradF, TC_FLOATS>(Op::leaky_relu_grad);
+  reg<binary_kernel, EluGradF, TC_FLOATS>(Op::elu_grad);
+  reg<binary_kernel, SeluGradF, TC_FLOATS>(Op::selu_grad);
+  reg<binary_kernel, SoftplusGradF, TC_FLOATS>(Op::softplus_grad);
+  reg<binary_kernel, HardtanhGradF, TC_FLOATS>(Op::hardtanh_grad);
   reg<binary_kernel, BitAndF, bool, TC_INTS>(Op::bitwise_and);
   reg<binary_kernel, BitOrF, bool, TC_INTS>(Op::bitwise_or);
   reg<binary_kernel, BitXorF, bool, TC_INTS>(Op::bitwise_xor);

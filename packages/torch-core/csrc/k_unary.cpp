@@ -104,6 +104,39 @@ TC_FN1(GeluTanhF,
        A(0.5) * x * (A(1) + fast_tanh(A(0.79788456080286535588) * (x + A(0.044715) * x * x * x))))
 TC_FN1(SiluF, x / (A(1) + fast_exp(-x)))
 
+// Activations with parameters (args[0], args[1]); selu's constants are fixed.
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+template <class A>
+struct LeakyReluF {  // x > 0 ? x : slope x
+  A slope;
+  explicit LeakyReluF(const Scalar* a) : slope(a[0].to<A>()) {}
+  TC_INLINE A operator()(A x) const { return x > A(0) ? x : x * slope; }
+};
+template <class A>
+struct EluF {  // x > 0 ? x : c (exp(k x) - 1): elu (c = alpha, k = 1), celu (c = alpha, k =
+               // 1/alpha)
+  A c, k;
+  explicit EluF(const Scalar* a) : c(a[0].to<A>()), k(a[1].to<A>()) {}
+  TC_INLINE A operator()(A x) const { return x > A(0) ? x : c * fast_expm1(k * x); }
+};
+TC_FN1(SeluF, x > A(0) ? A(kSeluScale) * x : A(kSeluScale * kSeluAlpha) * fast_expm1(x))
+template <class A>
+struct SoftplusF {  // log(1 + exp(beta x)) / beta; x where beta x > threshold
+  A beta, threshold;
+  explicit SoftplusF(const Scalar* a) : beta(a[0].to<A>()), threshold(a[1].to<A>()) {}
+  TC_INLINE A operator()(A x) const {
+    A bx = x * beta;
+    return bx > threshold ? x : fast_log1p(fast_exp(bx)) / beta;
+  }
+};
+template <class A>
+struct HardtanhF {  // x clamped to [lo, hi]; NaN stays NaN
+  A lo, hi;
+  explicit HardtanhF(const Scalar* a) : lo(a[0].to<A>()), hi(a[1].to<A>()) {}
+  TC_INLINE A operator()(A x) const { return x <= lo ? lo : (x >= hi ? hi : x); }
+};
+
 template <class A>
 A abs_impl(A x) {
   if constexpr (std::is_unsigned_v<A> || std::is_same_v<A, bool>)
@@ -238,6 +271,11 @@ void register_unary_kernels() {
   reg<unary_kernel, GeluF, TC_FLOATS>(Op::gelu);
   reg<unary_kernel, GeluTanhF, TC_FLOATS>(Op::gelu_tanh);
   reg<unary_kernel, SiluF, TC_FLOATS>(Op::silu);
+  reg<unary_kernel, LeakyReluF, TC_FLOATS>(Op::leaky_relu);
+  reg<unary_kernel, EluF, TC_FLOATS>(Op::elu);
+  reg<unary_kernel, SeluF, TC_FLOATS>(Op::selu);
+  reg<unary_kernel, SoftplusF, TC_FLOATS>(Op::softplus);
+  reg<unary_kernel, HardtanhF, TC_FLOATS>(Op::hardtanh);
   reg<unary_kernel, FracF, TC_FLOATS>(Op::frac);
   reg<unary_kernel, AbsF, TC_NUMERIC>(Op::abs);
   reg<unary_kernel, NegF, TC_NUMERIC>(Op::neg);

@@ -89,3 +89,43 @@ def test_strided_and_half_inputs(fwd, bwd, f, df):
     yh = getattr(_C, fwd)(h)
     assert yh.dtype == torch.bfloat16
     np.testing.assert_allclose(yh.float().numpy(), f(h.double().numpy()), rtol=1e-2, atol=1e-2)
+
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+# name, (a, b), f(x, a, b), f'(x, a, b): the activations with parameters
+PARAM_CASES = [
+    ("_leaky_relu", (0.2, 0.0), lambda x, a, b: np.where(x > 0, x, a * x),
+     lambda x, a, b: np.where(x > 0, 1.0, a)),
+    ("_elu", (1.5, 1.0), lambda x, a, b: np.where(x > 0, x, a * np.expm1(b * x)),
+     lambda x, a, b: np.where(x > 0, 1.0, a * b * np.exp(b * x))),
+    ("_elu", (2.0, 0.5), lambda x, a, b: np.where(x > 0, x, a * np.expm1(b * x)),  # celu
+     lambda x, a, b: np.where(x > 0, 1.0, a * b * np.exp(b * x))),
+    ("_selu", (0.0, 0.0),
+     lambda x, a, b: SELU_SCALE * np.where(x > 0, x, SELU_ALPHA * np.expm1(x)),
+     lambda x, a, b: SELU_SCALE * np.where(x > 0, 1.0, SELU_ALPHA * np.exp(x))),
+    ("_softplus", (2.0, 20.0),
+     lambda x, a, b: np.where(a * x > b, x, np.log1p(np.exp(np.minimum(a * x, b))) / a),
+     lambda x, a, b: np.where(a * x > b, 1.0, expit(a * x))),
+    ("_hardtanh", (-0.5, 2.0), lambda x, a, b: np.clip(x, a, b),
+     lambda x, a, b: np.where((x > a) & (x < b), 1.0, 0.0)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize(
+    "name,params,f,df", PARAM_CASES, ids=[f"{c[0]}{c[1]}" for c in PARAM_CASES]
+)
+def test_parametrised_activations_and_gradients(name, params, f, df, dtype):
+    x = torch.linspace(-15, 15, 30_001, dtype=dtype)
+    xr = x.double().numpy()
+    g = torch.linspace(-2, 2, x.numel(), dtype=dtype)
+    tol = TOL[dtype]
+    y = getattr(_C, name)(x, *params)
+    assert y.dtype == dtype
+    np.testing.assert_allclose(y.double().numpy(), f(xr, *params), rtol=tol, atol=tol)
+    gx = getattr(_C, name + "_grad")(g, x, *params)
+    expect = g.double().numpy() * df(xr, *params)
+    np.testing.assert_allclose(gx.double().numpy(), expect, rtol=tol, atol=tol)
+    assert math.isnan(getattr(_C, name)(torch.tensor([float("nan")]), *params).item())

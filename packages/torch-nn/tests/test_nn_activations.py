@@ -180,3 +180,24 @@ def test_gelu_rejects_unknown_approximation():
 def test_hardtanh_arguments_checked():
     with pytest.raises((ValueError, AssertionError)):  # PyTorch asserts
         nn.Hardtanh(1.0, -1.0)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: F.leaky_relu(x, 0.2),
+        lambda x: F.elu(x, 0.7),
+        lambda x: F.celu(x, 2.0),
+        F.selu,
+        lambda x: F.softplus(x, beta=2.0, threshold=3.0),
+        lambda x: F.hardtanh(x, -2.0, 2.0),
+        F.gelu,
+        lambda x: F.gelu(x, approximate="tanh"),
+        F.silu,
+    ],
+    ids=["leaky_relu", "elu", "celu", "selu", "softplus", "hardtanh", "gelu", "gelu_tanh", "silu"],
+)
+def test_fused_activations_have_second_derivatives(fn):
+    x = torch.tensor(X, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(fn, (x,))
+    assert torch.autograd.gradgradcheck(fn, (x,))

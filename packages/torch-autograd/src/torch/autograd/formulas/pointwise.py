@@ -154,6 +154,74 @@ SiluBackwardBackward0 = _activation_grad_formula(
 )
 
 
+# Activations with up to two float parameters a, b: f(x, a, b), backward grad_op(g, x, a, b).
+def _param_activation(cls_name, name, grad_op):
+    def save(self, out, x, a=0.0, b=0.0):
+        self.save_for_backward(x)
+        self.params = (a, b)
+        return (x,)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (grad_op(g, x, *self.params),)
+
+    return type(cls_name, (Formula,), {"names": (name,), "save": save, "backward": backward})
+
+
+LeakyReluBackward0 = _param_activation("LeakyReluBackward0", "_leaky_relu", _C._leaky_relu_grad)
+EluBackward0 = _param_activation("EluBackward0", "_elu", _C._elu_grad)
+SeluBackward0 = _param_activation("EluBackward0", "_selu", _C._selu_grad)
+SoftplusBackward0 = _param_activation("SoftplusBackward0", "_softplus", _C._softplus_grad)
+HardtanhBackward0 = _param_activation("HardtanhBackward0", "_hardtanh", _C._hardtanh_grad)
+
+_SELU_SCALE_ALPHA = 1.0507009873554804934193349852946 * 1.6732632423543772848170429916717
+
+
+def _param_second(name, x, a, b):
+    """d/dx of f'(x) for the activations whose gradient depends on x beyond its sign."""
+    if name == "_elu_grad":  # c k^2 exp(k x) below 0
+        return torch.where(x > 0, 0.0, a * b * b * (b * x).exp())
+    if name == "_selu_grad":
+        return torch.where(x > 0, 0.0, _SELU_SCALE_ALPHA * x.exp())
+    if name == "_softplus_grad":  # beta s (1 - s), s = sigmoid(beta x); 0 where linear
+        s = (a * x).sigmoid()
+        return torch.where(a * x > b, 0.0, a * s * (1 - s))
+    return None  # piecewise linear: f'' = 0
+
+
+def _param_activation_grad(cls_name, name, grad_op):
+    """grad_op(g, x, a, b) = g * f'(x): linear in g, f''(x) for x (double backward)."""
+
+    def save(self, out, g, x, a=0.0, b=0.0):
+        self.save_for_backward(g, x)
+        self.params = (a, b)
+        return g, x
+
+    def backward(self, gg):
+        g, x = self.saved_tensors
+        need_g, need_x = self.needs_input_grad
+        second = _param_second(name, x, *self.params) if need_x else None
+        return (
+            grad_op(gg, x, *self.params) if need_g else None,
+            gg * g * second if second is not None else None,
+        )
+
+    return type(cls_name, (Formula,), {"names": (name,), "save": save, "backward": backward})
+
+
+LeakyReluBackwardBackward0 = _param_activation_grad(
+    "LeakyReluBackwardBackward0", "_leaky_relu_grad", _C._leaky_relu_grad
+)
+EluBackwardBackward0 = _param_activation_grad("EluBackwardBackward0", "_elu_grad", _C._elu_grad)
+SeluBackwardBackward0 = _param_activation_grad("EluBackwardBackward0", "_selu_grad", _C._selu_grad)
+SoftplusBackwardBackward0 = _param_activation_grad(
+    "SoftplusBackwardBackward0", "_softplus_grad", _C._softplus_grad
+)
+HardtanhBackwardBackward0 = _param_activation_grad(
+    "HardtanhBackwardBackward0", "_hardtanh_grad", _C._hardtanh_grad
+)
+
+
 class AbsBackward0(Formula):
     """|x|: g * sign(x); for complex z, g * z / |z| (0 at 0)."""
 

@@ -74,6 +74,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     hi = _scalar(max_val, input.dtype, op, "max_val")
     if lo != lo or hi != hi:  # a NaN limit: clamp's NaN result
         r = torch.clamp(input, lo, hi)
+    elif input.is_floating_point():
+        r = _C._hardtanh(input, lo, hi)
     else:
         r = input.masked_fill(input <= lo, lo).masked_fill(input >= hi, hi)
     return _inplace(input, r) if inplace else r
@@ -93,7 +95,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x where x > 0, else negative_slope * x."""
     _float_only(input, "leaky_relu")
     negative_slope = _opmath(negative_slope, input, "leaky_relu", "negative_slope")
-    r = torch.where(input > 0, input, input * negative_slope)
+    r = _C._leaky_relu(input, negative_slope)
     return _inplace(input, r) if inplace else r
 
 
@@ -102,21 +104,10 @@ def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, True)
 
 
-def _negative_part(input, positive):
-    """x where not positive, else 0 (so that exp() of it never overflows)."""
-    return torch.where(positive, 0.0, input)
-
-
-def _elu(input, alpha, op):
-    _float_only(input, op)
-    alpha = _opmath(alpha, input, op, "alpha")
-    pos = input > 0
-    return torch.where(pos, input, torch.expm1(_negative_part(input, pos)) * alpha)
-
-
 def elu(input, alpha=1.0, inplace=False):
     """x where x > 0, else alpha * (exp(x) - 1)."""
-    r = _elu(input, alpha, "elu")
+    _float_only(input, "elu")
+    r = _C._elu(input, _opmath(alpha, input, "elu", "alpha"), 1.0)
     return _inplace(input, r) if inplace else r
 
 
@@ -125,13 +116,11 @@ def elu_(input, alpha=1.0):
     return elu(input, alpha, True)
 
 
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-
-
 def selu(input, inplace=False):
-    """scale * elu(x, alpha) with the self-normalising constants."""
-    r = _elu(input, _SELU_ALPHA, "selu") * _SELU_SCALE
+    """scale * elu(x, alpha) with the self-normalising constants (scale 1.0507..., alpha
+    1.6733...)."""
+    _float_only(input, "selu")
+    r = _C._selu(input)
     return _inplace(input, r) if inplace else r
 
 
@@ -146,8 +135,7 @@ def celu(input, alpha=1.0, inplace=False):
     alpha = _opmath(alpha, input, "celu", "alpha")
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: celu(): alpha cannot be 0 for CELU")
-    pos = input > 0
-    r = torch.where(pos, input, torch.expm1(_negative_part(input, pos) / alpha) * alpha)
+    r = _C._elu(input, alpha, 1.0 / alpha)
     return _inplace(input, r) if inplace else r
 
 
@@ -242,13 +230,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     _float_only(input, "softplus")
     beta = _opmath(beta, input, "softplus", "beta")
     threshold = _opmath(threshold, input, "softplus", "threshold")
-    bx = input * beta if beta != 1 else input
-    linear_part = bx > threshold
-    # exp() only of values that stay on the soft side (no overflow, no NaN gradient)
-    soft = torch.log1p(torch.exp(bx.masked_fill(linear_part, 0)))
-    if beta != 1:
-        soft = soft / beta
-    return torch.where(linear_part, input, soft)
+    return _C._softplus(input, beta, threshold)
 
 
 def softsign(input):
