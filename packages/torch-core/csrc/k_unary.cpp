@@ -79,8 +79,8 @@ TC_FN1_VEC(Exp2F, "exp2", std::exp2(x))
 TC_FN1(LogF, fast_log(x))
 TC_FN1_VEC(Log2F, "log2", std::log2(x))
 TC_FN1(Log10F, std::log10(x))  // (libmvec's log10f(100) is 1 ulp above 2)
-TC_FN1(Log1pF, fast_log1p(x))
-TC_FN1(Expm1F, fast_expm1(x))
+TC_FN1_VEC(Log1pF, "log1p", fast_log1p(x))
+TC_FN1_VEC(Expm1F, "expm1", fast_expm1(x))
 TC_FN1(SqrtF, std::sqrt(x))
 TC_FN1(RsqrtF, A(1) / std::sqrt(x))
 TC_FN1_VEC(SinF, "sin", std::sin(x))
@@ -91,9 +91,9 @@ TC_FN1_VEC(AcosF, "acos", std::acos(x))
 TC_FN1_VEC(AtanF, "atan", std::atan(x))
 TC_FN1_VEC(SinhF, "sinh", std::sinh(x))
 TC_FN1_VEC(CoshF, "cosh", std::cosh(x))
-TC_FN1(TanhF, fast_tanh(x))
+TC_FN1_VEC(TanhF, "tanh", fast_tanh(x))
 TC_FN1(SigmoidF, A(1) / (A(1) + fast_exp(-x)))
-TC_FN1(ErfF, fast_erf(x))
+TC_FN1_VEC(ErfF, "erf", fast_erf(x))
 TC_FN1(ErfinvF, erfinv_impl(x))
 TC_FN1(ReciprocalF, A(1) / x)
 
@@ -243,8 +243,10 @@ void register_unary_kernels() {
   reg<unary_kernel, Log2F, Half, BFloat16>(Op::log2);
   reg<libmvec_kernel, Log2F, float, double>(Op::log2);
   reg<unary_kernel, Log10F, TC_FLOATS>(Op::log10);
-  reg<unary_kernel, Log1pF, TC_FLOATS>(Op::log1p);
-  reg<unary_kernel, Expm1F, TC_FLOATS>(Op::expm1);
+  reg<unary_kernel, Log1pF, Half, BFloat16, float>(Op::log1p);  // float: own polynomial
+  reg<libmvec_kernel, Log1pF, double>(Op::log1p);
+  reg<unary_kernel, Expm1F, Half, BFloat16, float>(Op::expm1);  // float: own polynomial
+  reg<libmvec_kernel, Expm1F, double>(Op::expm1);
   reg<unary_kernel, SqrtF, TC_FLOATS>(Op::sqrt);
   reg<unary_kernel, RsqrtF, TC_FLOATS>(Op::rsqrt);
   reg<unary_kernel, SinF, Half, BFloat16>(Op::sin);
@@ -263,9 +265,11 @@ void register_unary_kernels() {
   reg<libmvec_kernel, SinhF, float, double>(Op::sinh);
   reg<unary_kernel, CoshF, Half, BFloat16>(Op::cosh);
   reg<libmvec_kernel, CoshF, float, double>(Op::cosh);
-  reg<unary_kernel, TanhF, TC_FLOATS>(Op::tanh);
+  reg<unary_kernel, TanhF, Half, BFloat16, float>(Op::tanh);  // float: own polynomial
+  reg<libmvec_kernel, TanhF, double>(Op::tanh);
   reg<unary_kernel, SigmoidF, TC_FLOATS>(Op::sigmoid);
-  reg<unary_kernel, ErfF, TC_FLOATS>(Op::erf);
+  reg<unary_kernel, ErfF, Half, BFloat16, float>(Op::erf);  // float: own polynomial
+  reg<libmvec_kernel, ErfF, double>(Op::erf);
   reg<unary_kernel, ErfinvF, TC_FLOATS>(Op::erfinv);
   reg<unary_kernel, ReciprocalF, TC_FLOATS>(Op::reciprocal);
   reg<unary_kernel, GeluF, TC_FLOATS>(Op::gelu);

@@ -76,3 +76,25 @@ def test_strided_and_in_place(op):
     np.testing.assert_allclose(getattr(torch, op)(t).numpy(), expect, rtol=5e-7, atol=0)
     inplace = getattr(t.clone(), op + "_")()
     np.testing.assert_allclose(inplace.numpy(), expect, rtol=5e-7, atol=0)
+
+
+# float64 only: float32 has its own polynomials for these (test_fast_transcendentals.py)
+DOUBLE_RANGES = {"tanh": (-20.0, 20.0), "expm1": (-50.0, 80.0), "log1p": (-0.99, 1e6)}
+
+
+@pytest.mark.parametrize("op", DOUBLE_RANGES)
+def test_float64_within_4_ulp(op):
+    lo, hi = DOUBLE_RANGES[op]
+    rng = np.random.default_rng(2)
+    x = np.concatenate([rng.uniform(lo, hi, 100_003), rng.uniform(-1e-8, 1e-8, 1000)])
+    got = getattr(torch, op)(torch.from_numpy(x)).numpy()
+    assert float(np.max(ulp_error(got, x, op, np.float64))) <= MAX_ULP
+
+
+def test_float64_erf_matches_scipy():
+    from scipy.special import erf
+
+    x = np.random.default_rng(3).uniform(-6, 6, 100_003)
+    got = torch.erf(torch.from_numpy(x)).numpy()
+    ulp = np.spacing(np.abs(erf(x)))
+    assert float(np.max(np.abs(got - erf(x)) / ulp)) <= MAX_ULP + 1  # scipy's own rounding
