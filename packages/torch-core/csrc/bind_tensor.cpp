@@ -443,6 +443,14 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
                      device.is_none() ? Device() : to_device_arg(device));
       },
       py::arg("size"), py::arg("dtype") = py::none(), py::arg("device") = py::none(), nograd);
+  // The dense-shaped part of a sparse tensor: a shape and a dtype, no memory, no kernels.
+  m.def(
+      "_sparse_base",
+      [](py::handle size, py::handle dtype) {
+        return empty(to_shape(size, "sparse"), to_dtype_arg(dtype, "sparse"),
+                     Device{DeviceType::SparseBase, -1});
+      },
+      py::arg("size"), py::arg("dtype"), nograd);
   m.def(
       "_full",
       [](py::handle size, py::handle value, py::handle dtype, const std::string& op) {

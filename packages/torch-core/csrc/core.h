@@ -333,9 +333,11 @@ void check_fits(const Scalar& s, ScalarType dtype, const char* op);
 
 // ---------------------------------------------------------------- devices
 // meta: tensors with shapes and dtypes but no memory (meta.cpp), for shape inference
-enum class DeviceType : int8_t { CPU = 0, CUDA = 1, Meta = 2 };
-constexpr int kNumDevices = 3;
-const char* device_type_name(DeviceType t);  // "cpu", "cuda", "meta"
+// SparseBase: the dense-shaped part of a sparse tensor (torch/_sparse.py), which holds no
+// values; no kernel is registered for it, so every op that is not sparse-aware raises.
+enum class DeviceType : int8_t { CPU = 0, CUDA = 1, Meta = 2, SparseBase = 3 };
+constexpr int kNumDevices = 4;
+const char* device_type_name(DeviceType t);  // "cpu", "cuda", "meta", "sparse"
 struct Device {
   DeviceType type = DeviceType::CPU;
   int index = -1;

@@ -38,6 +38,7 @@ void register_all_dtypes(Op op, Fn fn) {
 
 void register_meta_device() {
   set_allocator(DeviceType::Meta, &g_meta_allocator);
+  set_allocator(DeviceType::SparseBase, &g_meta_allocator);  // no memory, and no kernels
   // elementwise ops are listed first in TC_FORALL_OPS, up to copy and fill
   static_assert(int(Op::exp) == 0 && int(Op::fill) + 1 == int(Op::to_host));
   for (int op = 0; op <= int(Op::fill); op++) register_all_dtypes(Op(op), &elementwise_nothing);

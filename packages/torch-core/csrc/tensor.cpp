@@ -26,6 +26,8 @@ const char* device_type_name(DeviceType t) {
       return "cuda";
     case DeviceType::Meta:
       return "meta";
+    case DeviceType::SparseBase:
+      return "sparse";
   }
   return "?";
 }
@@ -168,7 +170,8 @@ struct CPUAllocator : Allocator {
   }
 };
 CPUAllocator g_cpu_allocator;
-Allocator* g_allocators[kNumDevices] = {&g_cpu_allocator, nullptr, nullptr};  // meta: meta.cpp
+// meta and sparse: meta.cpp
+Allocator* g_allocators[kNumDevices] = {&g_cpu_allocator, nullptr, nullptr, nullptr};
 }  // namespace
 
 Allocator* get_allocator(DeviceType d) {

@@ -69,6 +69,7 @@ cdouble = complex128
 # The breadth of the core (torch.linalg is imported with _tensor above). These come after
 # torch._C's names so that they may extend them (torch.where(cond) with one argument, ...).
 from torch import (  # noqa: E402,F401  (_tensor adds Python-side Tensor methods)
+    _sparse,
     _tensor,
     linalg,
     serialization,  # noqa: E402
@@ -164,6 +165,12 @@ from torch._C import (  # noqa: E402,F401
     trunc,
     where,
 )
+
+# Sparse tensors (torch._sparse): the products that take sparse arguments dispatch on them in
+# Python after one class check per argument, and torch.sparse_coo_tensor & co. One function
+# wherever the op is held, so that autocast wraps it once, in both places.
+globals().update(_sparse.torch_functions())
+_C.mm, _C.matmul, _C.addmm = mm, matmul, addmm  # noqa: F821  (set by the update above)
 from torch._complex import *  # noqa: E402,F403
 from torch._conv import *  # noqa: E402,F403
 from torch._creation import *  # noqa: E402,F403
@@ -232,6 +239,8 @@ from torch.amp.autocast_mode import (  # noqa: E402,F401
     set_autocast_gpu_dtype,
 )
 
+_sparse.seal()  # sparse tensors refuse the dense methods added above (exp, view, ...)
+
 # Submodules reachable as attributes after a plain `import torch`, as in PyTorch
 # (`torch.utils.data.DataLoader`, `torch.cuda.is_available()`), each imported on first use
 # so that `import torch` stays fast. Those of other wheels name their package when missing.
@@ -254,6 +263,7 @@ _LAZY_SUBMODULES = frozenset(
         "onnx",
         "optim",
         "random",
+        "sparse",
         "special",
         "testing",
         "utils",

@@ -4,8 +4,8 @@ import builtins
 
 from torch import _C
 from torch._checks import check_tensor
-from torch._creation import arange, ones, zeros
-from torch._index_ops import searchsorted
+from torch._creation import arange, zeros
+from torch._index_ops import bincount, searchsorted
 from torch._nn_args import _HALF_FLOATS, _WIDE_FLOATS, _compute_dtype, _float, _int
 
 __all__ = ["embedding", "embedding_bag"]
@@ -63,15 +63,19 @@ def embedding(
     check_tensor(weight, op, "weight", None)
     if weight.dim() != 2:
         raise RuntimeError(f"{op}(): expected a 2-D weight, got shape {tuple(weight.shape)}")
-    if sparse:
-        raise NotImplementedError(f"{op}(): sparse gradients are not supported (use sparse=False)")
     pad = _padding_idx(padding_idx, weight.shape[0], op)
     if max_norm is not None:
         max_norm = _float(max_norm, op, "max_norm")
         _renorm_rows_(weight, idx, max_norm, _float(norm_type, op, "norm_type"))
     if weight.dtype in _WIDE_FLOATS or weight.dtype in _HALF_FLOATS:
         w = weight.to(_compute_dtype(weight, op))
-        return _C._embedding(w, idx, pad, builtins.bool(scale_grad_by_freq)).to(weight.dtype)
+        scale = builtins.bool(scale_grad_by_freq)
+        if sparse and w.requires_grad and _C.is_grad_enabled():
+            # the weight's gradient is a sparse COO tensor (torch-autograd records it)
+            from torch.autograd._sparse import embedding_sparse_grad
+
+            return embedding_sparse_grad(w, idx, pad, scale).to(weight.dtype)
+        return _C._embedding(w, idx, pad, scale).to(weight.dtype)
     # integer and bool tables are looked up as they are (nothing to differentiate)
     n = weight.shape[0]
     if idx.numel() and (builtins.bool((idx < 0).any()) or builtins.bool((idx >= n).any())):
@@ -166,7 +170,7 @@ def embedding_bag(
         keep = flat != pad
         flat, bag = flat[keep], bag[keep]
         psw = None if psw is None else psw[keep]
-    emb = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)
+    emb = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq, sparse)
     d = weight.shape[1]
     if mode == "max":
         out = zeros(nbags, d, dtype=weight.dtype)
@@ -177,10 +181,9 @@ def embedding_bag(
         )
     if psw is not None:
         emb = emb * psw.reshape(-1, 1)
-    out = zeros(nbags, d, dtype=weight.dtype).index_add(0, bag, emb)
+    # index_put accumulates rows several times faster than the core's index_add
+    out = zeros(nbags, d, dtype=weight.dtype).index_put((bag,), emb, accumulate=True)
     if mode == "mean":
-        counts = zeros(nbags, dtype=weight.dtype).index_add(
-            0, bag, ones(bag.shape[0], dtype=weight.dtype)
-        )
+        counts = bincount(bag, minlength=nbags).to(weight.dtype)
         out = out / counts.clamp(min=1).reshape(-1, 1)
     return out

@@ -95,6 +95,14 @@ def _rebuild_tensor_v2(
     return t
 
 
+def _rebuild_sparse_tensor(layout, data):
+    """A sparse tensor (COO or CSR) from its layout and parts, as PyTorch pickles it; every
+    invariant is checked, so nothing from a file may index out of bounds."""
+    from torch._sparse import _rebuild
+
+    return _rebuild(layout, data)
+
+
 def _rebuild_parameter(data, requires_grad, backward_hooks):
     """nn.Parameter when torch-nn is installed, else the tensor itself."""
     if not isinstance(data, _C.Tensor):

@@ -17,6 +17,7 @@ import _compat_pickle
 import codecs
 import collections
 import contextlib
+import copyreg
 import io
 import itertools
 import mmap as mmap_module
@@ -28,7 +29,7 @@ import sys
 import types
 import zipfile
 
-from torch import _C
+from torch import _C, _dtypes
 from torch.storage import LEGACY_CLASSES, TypedStorage, UntypedStorage
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
@@ -73,6 +74,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
     keys = {}  # storage identity -> key
 
     class Pickler(pickle_module.Pickler):
+        dispatch_table = _SAVE_DISPATCH
+
         def persistent_id(self, o):
             if not isinstance(o, TypedStorage):
                 return None
@@ -94,6 +97,24 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
             for key in sorted(storages, key=int):
                 _write_record(zf, f"archive/data/{key}", memoryview(storages[key]))
             _write_record(zf, "archive/version", b"3\n")
+
+
+def _get_layout(name):
+    """The layout named ``name`` ("torch.sparse_coo"): how PyTorch's files spell a layout."""
+    import torch
+
+    layout = getattr(torch, name[len("torch.") :], None) if name.startswith("torch.") else None
+    if not isinstance(layout, torch.layout):
+        raise LoadError(f"load: {name!r} is not a layout")
+    return layout
+
+
+def _reduce_layout(layout):
+    return (_get_layout, (repr(layout),))
+
+
+_SAVE_DISPATCH = copyreg.dispatch_table.copy()
+_SAVE_DISPATCH[_dtypes.layout] = _reduce_layout
 
 
 def _write_record(zf, name, data):
@@ -184,6 +205,10 @@ def _ok_device_args(args):
             and (len(args) == 1 or args[1] is None or isinstance(args[1], int)))  # fmt: skip
 
 
+def _ok_layout_args(args):
+    return len(args) == 1 and args[0] in ("torch.sparse_coo", "torch.sparse_csr", "torch.strided")
+
+
 def _ok_encode_args(args):
     return 1 <= len(args) <= 2 and all(isinstance(a, str) for a in args)
 
@@ -207,6 +232,10 @@ def _default_safe_globals():
                 _utils._rebuild_parameter_with_state,
                 None,
             ),
+            "torch._utils._rebuild_sparse_tensor": (_utils._rebuild_sparse_tensor, None),
+            "torch.serialization._get_layout": (_get_layout, _ok_layout_args),
+            "torch.sparse_coo": (torch.sparse_coo, _VALUE),
+            "torch.sparse_csr": (torch.sparse_csr, _VALUE),
             "torch.Size": (torch.Size, _ok_size_args),
             "torch._size.Size": (torch.Size, _ok_size_args),  # how this project's save names it
             "torch.device": (torch.device, _ok_device_args),

@@ -36,6 +36,22 @@ def main():
     torch.save(views, os.path.join(HERE, "pytorch_views.pt"))
     torch.save(nested, os.path.join(HERE, "pytorch_nested.pt"))
     torch.save(views, os.path.join(HERE, "pytorch_legacy.pt"), _use_new_zipfile_serialization=False)
+    sparse()
+
+
+def sparse():
+    """Sparse tensors (test_sparse.py), and two whose indices lie outside their size."""
+    s = torch.sparse_coo_tensor([[0, 1, 1], [2, 0, 2]], [3.0, 4.0, 5.0], (2, 3))
+    h = torch.sparse_coo_tensor([[0, 2]], torch.arange(6.0).reshape(2, 3), (4, 3))
+    good = {"coo": s, "coalesced": s.coalesce(), "hybrid": h, "csr": s.to_sparse_csr(),
+            "double": s.double()}  # fmt: skip
+    torch.save(good, os.path.join(HERE, "sparse_ref.pt"))
+    bad = torch.sparse_coo_tensor([[0, 5], [1, 0]], [1.0, 2.0], (2, 2), check_invariants=False)
+    torch.save({"s": bad}, os.path.join(HERE, "sparse_bad_index.pt"))
+    crow, col = torch.tensor([0, 1, 2]), torch.tensor([0, 7])
+    badc = torch.sparse_csr_tensor(crow, col, torch.tensor([1.0, 2.0]), (2, 2),
+                                   check_invariants=False)  # fmt: skip
+    torch.save({"s": badc}, os.path.join(HERE, "sparse_bad_csr.pt"))
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import weakref
 
 import torch
 from torch import _C
+from torch._sparse import _SPARSE_TYPES
 from torch._tensor import tensor_method
 
 Tensor = torch.Tensor
@@ -219,7 +220,10 @@ class AccumulateGrad(Node):
         if _C._broadcast_shapes_of(var, grad)[0] is not None:
             grad = sum_to(grad, var.shape)
         old = var.grad
-        if old is None:
+        if grad.__class__ in _SPARSE_TYPES or old.__class__ in _SPARSE_TYPES:
+            # sparse + sparse concatenates the entries, sparse + dense is dense; never in place
+            var.grad = grad if old is None else old + grad
+        elif old is None:
             if _grad_enabled():
                 var.grad = grad
             elif sys.getrefcount(grad) <= _UNSHARED_REFS and _sole_owner(grad):

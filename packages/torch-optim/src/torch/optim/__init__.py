@@ -19,6 +19,7 @@ from torch.optim.radam import RAdam  # noqa: E402
 from torch.optim.rmsprop import RMSprop  # noqa: E402
 from torch.optim.rprop import Rprop  # noqa: E402
 from torch.optim.sgd import SGD  # noqa: E402
+from torch.optim.sparse_adam import SparseAdam  # noqa: E402
 
 __all__ = [
     "ASGD",
@@ -34,5 +35,6 @@ __all__ = [
     "RAdam",
     "RMSprop",
     "Rprop",
+    "SparseAdam",
     "lr_scheduler",
 ]

@@ -1,6 +1,7 @@
 """Adagrad: per-coordinate step sizes shrinking with the sum of squared gradients."""
 
 import torch
+from torch._sparse import is_sparse_tensor, sparse_index
 
 from .optimizer import Optimizer, _check_nonnegative
 
@@ -62,6 +63,13 @@ class Adagrad(Optimizer):
 
     def _update(self, p, grad, state, group):
         clr = group["lr"] / (1 + (state["step"].item() - 1) * group["lr_decay"])
+        if is_sparse_tensor(grad):  # only the gradient's rows: their sums grow, they move
+            grad = grad.coalesce()
+            index = sparse_index(grad)
+            values = grad._values()
+            total = state["sum"].index_put_(index, values * values, accumulate=True)[index]
+            p.index_put_(index, values / (total.sqrt() + group["eps"]) * -clr, accumulate=True)
+            return
         scratch = torch.mul(grad, grad)
         state["sum"].add_(scratch)
         std = torch.sqrt(state["sum"], out=scratch).add_(group["eps"])

@@ -1,5 +1,7 @@
 """Stochastic gradient descent, with optional momentum, Nesterov momentum and weight decay."""
 
+from torch._sparse import add_sparse_, is_sparse_tensor
+
 from .optimizer import Optimizer, _check_nonnegative
 
 __all__ = ["SGD"]
@@ -51,6 +53,8 @@ class SGD(Optimizer):
         return self.state[p] if group["momentum"] != 0 else None
 
     def _update(self, p, grad, state, group):
+        if is_sparse_tensor(grad):
+            return self._update_sparse(p, grad, state, group)
         momentum = group["momentum"]
         if momentum != 0:
             buf = state.get("momentum_buffer")
@@ -60,3 +64,16 @@ class SGD(Optimizer):
                 buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
             grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
         p.add_(grad, alpha=-group["lr"])
+
+    def _update_sparse(self, p, grad, state, group):
+        """A sparse gradient: only its rows move; the momentum buffer is sparse (coalesced
+        after each step, so it holds each row once), as in PyTorch."""
+        momentum = group["momentum"]
+        if momentum != 0:
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = grad.detach().clone().coalesce_()
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"]).coalesce_()
+            grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+        add_sparse_(p, grad, -group["lr"])

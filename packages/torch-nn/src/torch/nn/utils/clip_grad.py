@@ -3,6 +3,7 @@
 import math
 
 import torch
+from torch._sparse import is_sparse_tensor
 
 Tensor = torch.Tensor
 
@@ -17,6 +18,8 @@ def _as_list(tensors):
 
 
 def _norm(t, norm_type):
+    if is_sparse_tensor(t):  # the norm of a sparse gradient: that of its entries
+        t = t.coalesce()._values() if t.is_sparse else t.values()
     a = t.detach().abs()
     if norm_type == math.inf:
         return a.amax() if a.numel() else torch.zeros((), dtype=t.dtype)
@@ -90,5 +93,8 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     clip_value = float(clip_value)
     with torch.no_grad():
         for p in _as_list(parameters):
-            if p.grad is not None:
-                p.grad.clamp_(min=-clip_value, max=clip_value)
+            g = p.grad
+            if is_sparse_tensor(g) and g.is_sparse:  # clamp each entry once: coalesce first
+                g.coalesce_()._values().clamp_(min=-clip_value, max=clip_value)
+            elif g is not None:
+                g.clamp_(min=-clip_value, max=clip_value)
