@@ -148,8 +148,11 @@ Tensor run_elementwise(const ElementwiseSpec& spec, const Tensor& out,
 // One scalar function f, written once; these walk it over contiguous, scalar-broadcast
 // and strided runs. Values are loaded as AccOf<T> (float for 16-bit floats).
 template <class T, class R = T, class F>
-TC_MULTIVERSION void unary_loop(char** d, const int64_t* s, int64_t n, const F& f) {
+TC_MULTIVERSION void unary_loop(char** d, const int64_t* s, int64_t n, const F& f_in) {
   using A = typename AccOf<T>::type;
+  // A local copy: the output stores cannot alias its parameters (a negative slope, ...), so
+  // they stay in registers and the loop vectorises.
+  const F f = f_in;
   if (s[0] == sizeof(R) && s[1] == sizeof(T)) {
     R* o = reinterpret_cast<R*>(d[0]);
     const T* a = reinterpret_cast<const T*>(d[1]);
@@ -162,8 +165,9 @@ TC_MULTIVERSION void unary_loop(char** d, const int64_t* s, int64_t n, const F& 
 }
 
 template <class T, class R = T, class F>
-TC_MULTIVERSION void binary_loop(char** d, const int64_t* s, int64_t n, const F& f) {
+TC_MULTIVERSION void binary_loop(char** d, const int64_t* s, int64_t n, const F& f_in) {
   using A = typename AccOf<T>::type;
+  const F f = f_in;  // (as in unary_loop)
   R* o = reinterpret_cast<R*>(d[0]);
   const T* a = reinterpret_cast<const T*>(d[1]);
   const T* b = reinterpret_cast<const T*>(d[2]);
@@ -185,8 +189,9 @@ TC_MULTIVERSION void binary_loop(char** d, const int64_t* s, int64_t n, const F&
 }
 
 template <class T, class F>
-inline void ternary_loop(char** d, const int64_t* s, int64_t n, const F& f) {
+inline void ternary_loop(char** d, const int64_t* s, int64_t n, const F& f_in) {
   using A = typename AccOf<T>::type;
+  const F f = f_in;  // (as in unary_loop)
   for (int64_t i = 0; i < n; i++)
     *reinterpret_cast<T*>(d[0] + i * s[0]) = T(f(A(*reinterpret_cast<const T*>(d[1] + i * s[1])),
                                                  A(*reinterpret_cast<const T*>(d[2] + i * s[2])),
