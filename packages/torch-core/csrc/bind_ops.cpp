@@ -233,27 +233,15 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
   // relu's backward: grad where the output is positive, else 0 (one pass, for autograd)
   m.def("_relu_grad",
         [](const Tensor& grad, const Tensor& out) { return binary(Op::relu_grad, grad, out); });
-  // Fused activations (torch.nn.functional's gelu and silu) and their backward, g * f'(x).
+  // Fused activations (torch.nn.functional's gelu, silu, leaky_relu, elu, celu, selu,
+  // softplus, hardtanh), with up to two float parameters a, b (unused ones are ignored), and
+  // their backward g * f'(x) with the same parameters.
   static const std::pair<const char*, Op> activations[] = {
-      {"_gelu", Op::gelu}, {"_gelu_tanh", Op::gelu_tanh}, {"_silu", Op::silu}};
+      {"_gelu", Op::gelu},         {"_gelu_tanh", Op::gelu_tanh},
+      {"_silu", Op::silu},         {"_leaky_relu", Op::leaky_relu},
+      {"_elu", Op::elu},           {"_selu", Op::selu},
+      {"_softplus", Op::softplus}, {"_hardtanh", Op::hardtanh}};
   for (const auto& [name, op] : activations)
-    m.def(name, [op = op](const Tensor& x) { return unary(op, x); }, py::arg("input"));
-  static const std::pair<const char*, Op> activation_grads[] = {
-      {"_gelu_grad", Op::gelu_grad},
-      {"_gelu_tanh_grad", Op::gelu_tanh_grad},
-      {"_silu_grad", Op::silu_grad}};
-  for (const auto& [name, op] : activation_grads)
-    m.def(
-        name, [op = op](const Tensor& g, const Tensor& x) { return binary(op, g, x); },
-        py::arg("grad"), py::arg("input"));
-  // The activations with up to two float parameters (torch.nn.functional's leaky_relu, elu,
-  // celu, selu, softplus, hardtanh) and their backward g * f'(x), with the same parameters.
-  static const std::pair<const char*, Op> param_activations[] = {{"_leaky_relu", Op::leaky_relu},
-                                                                 {"_elu", Op::elu},
-                                                                 {"_selu", Op::selu},
-                                                                 {"_softplus", Op::softplus},
-                                                                 {"_hardtanh", Op::hardtanh}};
-  for (const auto& [name, op] : param_activations)
     m.def(
         name,
         [op = op](const Tensor& x, double a, double b) {
@@ -261,13 +249,12 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
                                  Scalar::from_double(b));
         },
         py::arg("input"), py::arg("a") = 0.0, py::arg("b") = 0.0);
-  static const std::pair<const char*, Op> param_activation_grads[] = {
-      {"_leaky_relu_grad", Op::leaky_relu_grad},
-      {"_elu_grad", Op::elu_grad},
-      {"_selu_grad", Op::selu_grad},
-      {"_softplus_grad", Op::softplus_grad},
-      {"_hardtanh_grad", Op::hardtanh_grad}};
-  for (const auto& [name, op] : param_activation_grads)
+  static const std::pair<const char*, Op> activation_grads[] = {
+      {"_gelu_grad", Op::gelu_grad},         {"_gelu_tanh_grad", Op::gelu_tanh_grad},
+      {"_silu_grad", Op::silu_grad},         {"_leaky_relu_grad", Op::leaky_relu_grad},
+      {"_elu_grad", Op::elu_grad},           {"_selu_grad", Op::selu_grad},
+      {"_softplus_grad", Op::softplus_grad}, {"_hardtanh_grad", Op::hardtanh_grad}};
+  for (const auto& [name, op] : activation_grads)
     m.def(
         name,
         [op = op](const Tensor& g, const Tensor& x, double a, double b) {

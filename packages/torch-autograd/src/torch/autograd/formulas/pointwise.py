@@ -95,67 +95,10 @@ ErfinvBackward0 = _unary(
 )
 ReciprocalBackward0 = _unary("ReciprocalBackward0", ("reciprocal",), lambda g, y: -g * y * y, "y")
 
-# Fused activations (the core's one-pass kernels): backward is one more pass, g * f'(x).
-GeluBackward0 = _unary("GeluBackward0", ("_gelu",), _C._gelu_grad, "x")
-GeluTanhBackward0 = _unary("GeluBackward0", ("_gelu_tanh",), _C._gelu_tanh_grad, "x")
-SiluBackward0 = _unary("SiluBackward0", ("_silu",), _C._silu_grad, "x")
 
-_SQRT1_2 = math.sqrt(0.5)
-_GELU_K = math.sqrt(2.0 / math.pi)  # gelu(approximate="tanh"): tanh(k (x + c x^3))
-_GELU_C = 0.044715
-
-
-def _gelu_second(x):
-    """gelu''(x) = pdf(x) (2 - x^2), pdf the standard normal density."""
-    return (-0.5 * x * x).exp() * (1.0 / math.sqrt(2 * math.pi)) * (2 - x * x)
-
-
-def _gelu_tanh_second(x):
-    """Second derivative of 0.5 x (1 + tanh(u)), u = k (x + c x^3)."""
-    x2 = x * x
-    du = _GELU_K * (1 + 3 * _GELU_C * x2)
-    t = (_GELU_K * (x + _GELU_C * x2 * x)).tanh()
-    return (1 - t * t) * (du - x * t * du * du + 3 * _GELU_K * _GELU_C * x2)
-
-
-def _silu_second(x):
-    """silu''(x) = s (1 - s) (2 + x (1 - 2 s)), s = sigmoid(x)."""
-    s = x.sigmoid()
-    return s * (1 - s) * (2 + x * (1 - 2 * s))
-
-
-def _activation_grad_formula(cls_name, name, grad_op, second):
-    """The formula of grad_op(g, x) = g * f'(x): linear in g, and f''(x) for x (double
-    backward)."""
-
-    def save(self, out, g, x):
-        self.save_for_backward(g, x)
-        return g, x
-
-    def backward(self, gg):
-        g, x = self.saved_tensors
-        need_g, need_x = self.needs_input_grad
-        return (
-            grad_op(gg, x) if need_g else None,
-            gg * g * second(x) if need_x else None,
-        )
-
-    return type(cls_name, (Formula,), {"names": (name,), "save": save, "backward": backward})
-
-
-GeluBackwardBackward0 = _activation_grad_formula(
-    "GeluBackwardBackward0", "_gelu_grad", _C._gelu_grad, _gelu_second
-)
-GeluTanhBackwardBackward0 = _activation_grad_formula(
-    "GeluBackwardBackward0", "_gelu_tanh_grad", _C._gelu_tanh_grad, _gelu_tanh_second
-)
-SiluBackwardBackward0 = _activation_grad_formula(
-    "SiluBackwardBackward0", "_silu_grad", _C._silu_grad, _silu_second
-)
-
-
-# Activations with up to two float parameters a, b: f(x, a, b), backward grad_op(g, x, a, b).
-def _param_activation(cls_name, name, grad_op):
+# Fused activations (the core's one-pass kernels) f(x, a, b), a and b their float parameters
+# (ignored by those without): backward is one more pass, grad_op(g, x, a, b) = g * f'(x).
+def _activation(cls_name, name, grad_op):
     def save(self, out, x, a=0.0, b=0.0):
         self.save_for_backward(x)
         self.params = (a, b)
@@ -168,29 +111,9 @@ def _param_activation(cls_name, name, grad_op):
     return type(cls_name, (Formula,), {"names": (name,), "save": save, "backward": backward})
 
 
-LeakyReluBackward0 = _param_activation("LeakyReluBackward0", "_leaky_relu", _C._leaky_relu_grad)
-EluBackward0 = _param_activation("EluBackward0", "_elu", _C._elu_grad)
-SeluBackward0 = _param_activation("EluBackward0", "_selu", _C._selu_grad)
-SoftplusBackward0 = _param_activation("SoftplusBackward0", "_softplus", _C._softplus_grad)
-HardtanhBackward0 = _param_activation("HardtanhBackward0", "_hardtanh", _C._hardtanh_grad)
-
-_SELU_SCALE_ALPHA = 1.0507009873554804934193349852946 * 1.6732632423543772848170429916717
-
-
-def _param_second(name, x, a, b):
-    """d/dx of f'(x) for the activations whose gradient depends on x beyond its sign."""
-    if name == "_elu_grad":  # c k^2 exp(k x) below 0
-        return torch.where(x > 0, 0.0, a * b * b * (b * x).exp())
-    if name == "_selu_grad":
-        return torch.where(x > 0, 0.0, _SELU_SCALE_ALPHA * x.exp())
-    if name == "_softplus_grad":  # beta s (1 - s), s = sigmoid(beta x); 0 where linear
-        s = (a * x).sigmoid()
-        return torch.where(a * x > b, 0.0, a * s * (1 - s))
-    return None  # piecewise linear: f'' = 0
-
-
-def _param_activation_grad(cls_name, name, grad_op):
-    """grad_op(g, x, a, b) = g * f'(x): linear in g, f''(x) for x (double backward)."""
+def _activation_grad(cls_name, name, grad_op, second=None):
+    """grad_op(g, x, a, b) = g * f'(x): linear in g; f''(x, a, b) for x (double backward),
+    where ``second`` is None for the piecewise-linear ones (f'' = 0)."""
 
     def save(self, out, g, x, a=0.0, b=0.0):
         self.save_for_backward(g, x)
@@ -200,24 +123,84 @@ def _param_activation_grad(cls_name, name, grad_op):
     def backward(self, gg):
         g, x = self.saved_tensors
         need_g, need_x = self.needs_input_grad
-        second = _param_second(name, x, *self.params) if need_x else None
         return (
             grad_op(gg, x, *self.params) if need_g else None,
-            gg * g * second if second is not None else None,
+            gg * g * second(x, *self.params) if need_x and second is not None else None,
         )
 
     return type(cls_name, (Formula,), {"names": (name,), "save": save, "backward": backward})
 
 
-LeakyReluBackwardBackward0 = _param_activation_grad(
+_GELU_K = math.sqrt(2.0 / math.pi)  # gelu(approximate="tanh"): tanh(k (x + c x^3))
+_GELU_C = 0.044715
+_SELU_SCALE_ALPHA = 1.0507009873554804934193349852946 * 1.6732632423543772848170429916717
+
+
+def _gelu_second(x, a, b):
+    """gelu''(x) = pdf(x) (2 - x^2), pdf the standard normal density."""
+    return (-0.5 * x * x).exp() * (1.0 / math.sqrt(2 * math.pi)) * (2 - x * x)
+
+
+def _gelu_tanh_second(x, a, b):
+    """Second derivative of 0.5 x (1 + tanh(u)), u = k (x + c x^3)."""
+    x2 = x * x
+    du = _GELU_K * (1 + 3 * _GELU_C * x2)
+    t = (_GELU_K * (x + _GELU_C * x2 * x)).tanh()
+    return (1 - t * t) * (du - x * t * du * du + 3 * _GELU_K * _GELU_C * x2)
+
+
+def _silu_second(x, a, b):
+    """silu''(x) = s (1 - s) (2 + x (1 - 2 s)), s = sigmoid(x)."""
+    s = x.sigmoid()
+    return s * (1 - s) * (2 + x * (1 - 2 * s))
+
+
+def _elu_second(x, a, b):
+    """c k^2 exp(k x) below 0 (a = c, b = k)."""
+    return torch.where(x > 0, 0.0, a * b * b * (b * x).exp())
+
+
+def _selu_second(x, a, b):
+    return torch.where(x > 0, 0.0, _SELU_SCALE_ALPHA * x.exp())
+
+
+def _softplus_second(x, a, b):
+    """beta s (1 - s), s = sigmoid(beta x) (a = beta); 0 where linear (beta x > b)."""
+    s = (a * x).sigmoid()
+    return torch.where(a * x > b, 0.0, a * s * (1 - s))
+
+
+GeluBackward0 = _activation("GeluBackward0", "_gelu", _C._gelu_grad)
+GeluTanhBackward0 = _activation("GeluBackward0", "_gelu_tanh", _C._gelu_tanh_grad)
+SiluBackward0 = _activation("SiluBackward0", "_silu", _C._silu_grad)
+LeakyReluBackward0 = _activation("LeakyReluBackward0", "_leaky_relu", _C._leaky_relu_grad)
+EluBackward0 = _activation("EluBackward0", "_elu", _C._elu_grad)
+SeluBackward0 = _activation("EluBackward0", "_selu", _C._selu_grad)
+SoftplusBackward0 = _activation("SoftplusBackward0", "_softplus", _C._softplus_grad)
+HardtanhBackward0 = _activation("HardtanhBackward0", "_hardtanh", _C._hardtanh_grad)
+
+GeluBackwardBackward0 = _activation_grad(
+    "GeluBackwardBackward0", "_gelu_grad", _C._gelu_grad, _gelu_second
+)
+GeluTanhBackwardBackward0 = _activation_grad(
+    "GeluBackwardBackward0", "_gelu_tanh_grad", _C._gelu_tanh_grad, _gelu_tanh_second
+)
+SiluBackwardBackward0 = _activation_grad(
+    "SiluBackwardBackward0", "_silu_grad", _C._silu_grad, _silu_second
+)
+LeakyReluBackwardBackward0 = _activation_grad(
     "LeakyReluBackwardBackward0", "_leaky_relu_grad", _C._leaky_relu_grad
 )
-EluBackwardBackward0 = _param_activation_grad("EluBackwardBackward0", "_elu_grad", _C._elu_grad)
-SeluBackwardBackward0 = _param_activation_grad("EluBackwardBackward0", "_selu_grad", _C._selu_grad)
-SoftplusBackwardBackward0 = _param_activation_grad(
-    "SoftplusBackwardBackward0", "_softplus_grad", _C._softplus_grad
+EluBackwardBackward0 = _activation_grad(
+    "EluBackwardBackward0", "_elu_grad", _C._elu_grad, _elu_second
 )
-HardtanhBackwardBackward0 = _param_activation_grad(
+SeluBackwardBackward0 = _activation_grad(
+    "EluBackwardBackward0", "_selu_grad", _C._selu_grad, _selu_second
+)
+SoftplusBackwardBackward0 = _activation_grad(
+    "SoftplusBackwardBackward0", "_softplus_grad", _C._softplus_grad, _softplus_second
+)
+HardtanhBackwardBackward0 = _activation_grad(
     "HardtanhBackwardBackward0", "_hardtanh_grad", _C._hardtanh_grad
 )
 
