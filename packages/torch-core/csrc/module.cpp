@@ -161,6 +161,9 @@ py::object size_object(const Shape& s) {
 
 Generator* opt_generator(py::handle h) { return h.is_none() ? nullptr : &h.cast<Generator&>(); }
 
+void bind_fused(py::module_& m);   // fused.cpp: torch.jit's one-pass elementwise kernels
+void bind_sparse(py::module_& m);  // sparse_kernels.cpp: sparse x dense products
+
 }  // namespace tc
 
 using namespace tc;
@@ -334,6 +337,8 @@ PYBIND11_MODULE(_C, m) {
   bind_linalg(m, cls);
   bind_conv(m, cls);
   bind_nn(m, cls);
+  bind_fused(m);
+  bind_sparse(m);
   bind_grad(m, cls);
   apply_op_docs(m, cls);  // before the gates, which copy the ops' docstrings
   make_grad_gates(m, cls);
