@@ -1,13 +1,60 @@
 // blas.cpp — matrix products. float32/float64 go to OpenBLAS (scipy-openblas32); 16-bit
 // floats compute in float32 through it; integer types use a plain loop (off the main path).
 #include <cblas.h>
+#include <omp.h>
 
 #include "cpu_gemm.h"
+#include "iter.h"
 #include "ops.h"
 
 namespace tc {
 
 void set_blas_threads(int n) { scipy_openblas_set_num_threads(n); }
+
+// Note [One thread pool]: float products run on OpenMP's threads, each calling a
+// single-threaded BLAS on its own panel of c. OpenBLAS's own threads would be a second pool
+// competing for the same cores with OpenMP's (which spin a while after each elementwise
+// kernel): a product between elementwise ops then ran up to 10x slower on 2 busy cores.
+constexpr double kParallelGemm = 1 << 20;  // multiply-adds below which one thread does it all
+
+// f(t) for t in [0, nt) on nt OpenMP threads, BLAS single-threaded meanwhile.
+template <class F>
+void on_threads(int nt, const F& f) {
+  int blas_threads = scipy_openblas_get_num_threads();
+  scipy_openblas_set_num_threads(1);
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int t = 0; t < nt; t++) f(t);
+  scipy_openblas_set_num_threads(blas_threads);
+}
+
+// cpu_gemm with c cut into one panel per thread along its longer side (panels of whole
+// 16-wide tiles, so each thread's BLAS keeps its full kernel width).
+template <class T>
+void par_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+              const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  const bool by_cols = n >= m;
+  const int64_t len = by_cols ? n : m;
+  int nt = double(m) * double(n) * double(k) >= kParallelGemm ? get_num_threads() : 1;
+  nt = int(std::min<int64_t>(nt, (len + 15) / 16));
+  if (nt <= 1) {
+    int blas_threads = scipy_openblas_get_num_threads();
+    scipy_openblas_set_num_threads(1);
+    cpu_gemm<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    scipy_openblas_set_num_threads(blas_threads);
+    return;
+  }
+  const int64_t panel = (len / nt + 15) / 16 * 16;
+  on_threads(nt, [&](int t) {
+    const int64_t j0 = std::min(len, t * panel), j1 = t == nt - 1 ? len : std::min(len, j0 + panel);
+    if (j0 >= j1) return;
+    if (by_cols)
+      cpu_gemm<T>(ta, tb, m, j1 - j0, k, alpha, a, lda, tb ? b + j0 * ldb : b + j0, ldb, beta,
+                  c + j0, ldc);
+    else
+      cpu_gemm<T>(ta, tb, j1 - j0, n, k, alpha, ta ? a + j0 : a + j0 * lda, lda, b, ldb, beta,
+                  c + j0 * ldc, ldc);
+  });
+}
 
 // How BLAS reads a matrix without copying it: row-major with a leading dimension,
 // or transposed; false when neither stride is 1.
@@ -16,6 +63,7 @@ static bool blas_view(const Tensor& t, CBLAS_TRANSPOSE& trans, int& ld) {
   // The stride of a size-1 dim is never used: give it the value BLAS wants.
   int64_t s0 = r == 1 ? std::max<int64_t>(c, 1) : t.stride(0);
   int64_t s1 = c == 1 ? 1 : t.stride(1);
+  if (std::max(s0, s1) >= (int64_t(1) << 31)) return false;  // BLAS's ld is an int
   if (s1 == 1 && s0 >= std::max<int64_t>(c, 1)) {
     trans = CblasNoTrans;
     ld = int(s0);
@@ -54,7 +102,7 @@ void blas_gemm(const GemmArgs& g) {
     scipy_cblas_zgemm(CblasRowMajor, ta, tb, m, n, k, &alpha, a.data(), lda, b.data(), ldb, &beta,
                       c.data(), ldc);
   } else {
-    cpu_gemm<T>(ta == CblasTrans, tb == CblasTrans, m, n, k, g.alpha.to<T>(), a.data_as<T>(), lda,
+    par_gemm<T>(ta == CblasTrans, tb == CblasTrans, m, n, k, g.alpha.to<T>(), a.data_as<T>(), lda,
                 b.data_as<T>(), ldb, g.beta.to<T>(), c.data_as<T>(), ldc);
   }
 }
@@ -173,6 +221,36 @@ static void check_bmm(const char* op, const Tensor& a, const Tensor& b) {
   check_dtypes(op, a, b);
 }
 
+// c[i] = alpha * a[i] @ b[i] + beta * c[i] for every i, the items spread over the threads
+// (many small products, e.g. attention heads: one each, BLAS single-threaded). False when
+// the items are not all BLAS-readable alike, so the caller goes item by item.
+template <class T>
+static bool batched_gemm(const Tensor& c, const Tensor& a, const Tensor& b, Scalar alpha,
+                         Scalar beta) {
+  const int64_t B = c.size(0), m = c.size(1), n = c.size(2), k = a.size(2);
+  int nt = double(B) * double(m) * double(n) * double(k) >= kParallelGemm ? get_num_threads() : 1;
+  if (B < 2 || nt <= 1 || m == 0 || n == 0 || k == 0 || std::max({m, n, k}) >= (int64_t(1) << 31))
+    return false;
+  CBLAS_TRANSPOSE ta, tb;
+  int lda, ldb;
+  Tensor c0 = select(c, 0, 0);
+  if (!blas_view(select(a, 0, 0), ta, lda) || !blas_view(select(b, 0, 0), tb, ldb) ||
+      c0.stride(1) != 1 || c0.stride(0) < n || c.stride(0) < (m - 1) * c0.stride(0) + n)
+    return false;  // (the last: items of c that overlap would be written by two threads)
+  const T *pa = a.data_as<T>(), *pb = b.data_as<T>();
+  T* pc = c.data_as<T>();
+  const int64_t sa = a.stride(0), sb = b.stride(0), sc = c.stride(0), ldc = c0.stride(0);
+  const T al = alpha.to<T>(), be = beta.to<T>();
+  nt = int(std::min<int64_t>(nt, B));
+  on_threads(nt, [&](int t) {
+    for (int64_t i = t; i < B; i += nt)
+      cpu_gemm<T>(ta == CblasTrans, tb == CblasTrans, m, n, k, al, pa + i * sa, lda, pb + i * sb,
+                  ldb, be, pc + i * sc, ldc);
+  });
+  c.bump_version();
+  return true;
+}
+
 Tensor baddbmm(const Tensor& input, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha,
                const Tensor& out) {
   check_bmm("baddbmm", a, b);
@@ -183,6 +261,10 @@ Tensor baddbmm(const Tensor& input, const Tensor& a, const Tensor& b, Scalar bet
   } else {
     beta = Scalar::from_int(0);
   }
+  if (c.dtype() == ScalarType::Float    ? batched_gemm<float>(c, a, b, alpha, beta)
+      : c.dtype() == ScalarType::Double ? batched_gemm<double>(c, a, b, alpha, beta)
+                                        : false)
+    return c;
   for (int64_t i = 0; i < a.size(0); i++)
     gemm_into(select(c, 0, i), select(a, 0, i), select(b, 0, i), alpha, beta);
   return c;

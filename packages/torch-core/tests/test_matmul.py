@@ -140,3 +140,46 @@ def test_size_one_dims_with_odd_strides_go_to_blas_correctly():
     assert torch.mm(d, torch.ones(1, 3)).tolist() == [[3.0, 3.0, 3.0]]
     col = torch.arange(6.0).reshape(3, 2)[:, :1]  # (3, 1) with strides (2, 1)
     np.testing.assert_array_equal(torch.mm(torch.ones(2, 3), col).numpy(), [[6.0], [6.0]])
+
+
+# Products big enough to be cut into one panel per thread (Note [One thread pool] in
+# blas.cpp), along rows (m > n) and along columns, with each operand stored plain or
+# transposed; and batches spread over the threads, item by item.
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("m,k,n", [(300, 200, 100), (100, 200, 301), (17, 1000, 90)])
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_threaded_gemm_panels_match_numpy(threads, m, k, n, ta, tb):
+    prev = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        rng = np.random.default_rng(m + n)
+        a_np, b_np = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+        a = torch.from_numpy(a_np.T.copy()).t() if ta else torch.from_numpy(a_np)
+        b = torch.from_numpy(b_np.T.copy()).t() if tb else torch.from_numpy(b_np)
+        np.testing.assert_allclose((a @ b).numpy(), a_np @ b_np, rtol=1e-10, atol=1e-10)
+        c = torch.from_numpy(rng.standard_normal((m, n)))
+        got = torch.addmm(c.float(), a.float(), b.float(), beta=0.5, alpha=2.0)
+        want = 0.5 * c.numpy() + 2.0 * (a_np @ b_np)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-3, atol=1e-3)
+    finally:
+        torch.set_num_threads(prev)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("transposed", ["none", "a", "b"])
+def test_batched_products_over_threads_match_numpy(dtype, transposed):
+    rng = np.random.default_rng(0)
+    a_np, b_np = rng.standard_normal((48, 64, 32)), rng.standard_normal((48, 32, 40))
+    a, b = torch.from_numpy(a_np).to(dtype), torch.from_numpy(b_np).to(dtype)
+    if transposed == "a":
+        a = a.transpose(1, 2).contiguous().transpose(1, 2)
+    if transposed == "b":
+        b = b.transpose(1, 2).contiguous().transpose(1, 2)
+    tol = 1e-4 if dtype == torch.float32 else 1e-10
+    np.testing.assert_allclose(torch.bmm(a, b).numpy(), a_np @ b_np, rtol=tol, atol=tol)
+    c_np = rng.standard_normal((48, 64, 40))
+    got = torch.baddbmm(torch.from_numpy(c_np).to(dtype), a, b, beta=0.25, alpha=-1.5)
+    np.testing.assert_allclose(got.numpy(), 0.25 * c_np - 1.5 * (a_np @ b_np), rtol=tol, atol=tol)
+    # a broadcast batch of a (stride 0) reads one matrix for every item
+    a1 = a[:1].expand(48, 64, 32)
+    np.testing.assert_allclose(torch.bmm(a1, b).numpy(), a_np[:1] @ b_np, rtol=tol, atol=tol)
