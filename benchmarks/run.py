@@ -259,6 +259,63 @@ def bench_mlp_step():
     return STAT(runs) / number * 1e6
 
 
+def _per_call_us(stmt, **names):
+    timer = timeit.Timer(stmt, globals=names)
+    number, _ = timer.autorange()
+    runs = timer.repeat(repeat=7, number=number)
+    return STAT(runs) / number * 1e6
+
+
+# Autograd's cost of recording one op on a realistic shape (issue 16): x is (32, 16, 64)
+# float32 with requires_grad, as in a small transformer's attention.
+def _rec_inputs():
+    import torch
+
+    torch.manual_seed(0)
+    return torch.randn(32, 16, 64, requires_grad=True), torch.randn(64, 64, requires_grad=True)
+
+
+def bench_rec_view():
+    """Per-call time (µs) of x.view(32, 16, 4, 16), x (32, 16, 64) requiring grad."""
+    x, _ = _rec_inputs()
+    return _per_call_us("x.view(32, 16, 4, 16)", x=x)
+
+
+def bench_rec_reshape():
+    """Per-call time (µs) of x.reshape(512, 64), x (32, 16, 64) requiring grad."""
+    x, _ = _rec_inputs()
+    return _per_call_us("x.reshape(512, 64)", x=x)
+
+
+def bench_rec_transpose():
+    """Per-call time (µs) of x.transpose(1, 2), x (32, 16, 64) requiring grad."""
+    x, _ = _rec_inputs()
+    return _per_call_us("x.transpose(1, 2)", x=x)
+
+
+def bench_rec_matmul():
+    """Per-call time (µs) of x @ w, x (32, 16, 64) and w (64, 64) requiring grad."""
+    x, w = _rec_inputs()
+    return _per_call_us("x @ w", x=x, w=w)
+
+
+def bench_rec_softmax():
+    """Per-call time (µs) of x.softmax(-1), x (32, 16, 64) requiring grad."""
+    x, _ = _rec_inputs()
+    return _per_call_us("x.softmax(-1)", x=x)
+
+
+def bench_small_step():
+    """Time (µs) of ((x @ w).tanh().view(32, 16, 4, 16).transpose(1, 2).softmax(-1).sum())
+    .backward(), x (32, 16, 64), w (64, 64) requiring grad."""
+    x, w = _rec_inputs()
+
+    def step():
+        ((x @ w).tanh().view(32, 16, 4, 16).transpose(1, 2).softmax(-1).sum()).backward()
+
+    return _per_call_us("step()", step=step)
+
+
 def bench_chain_backward():
     """Time (ms) of backward through a chain of 10,000 elementwise ops (forward not timed)."""
     import torch
@@ -414,6 +471,12 @@ FIGURES = {
     "add_grad": (bench_add_grad, "us"),
     "mlp_step": (bench_mlp_step, "us"),
     "chain_backward": (bench_chain_backward, "ms"),
+    "rec_view": (bench_rec_view, "us"),
+    "rec_reshape": (bench_rec_reshape, "us"),
+    "rec_transpose": (bench_rec_transpose, "us"),
+    "rec_matmul": (bench_rec_matmul, "us"),
+    "rec_softmax": (bench_rec_softmax, "us"),
+    "small_step": (bench_small_step, "us"),
     "conv2d": (bench_conv2d, "GFLOP/s"),
     "mnist_step": (bench_mnist_step, "steps/s"),
     "mlp_adam": (bench_mlp_adam, "steps/s"),

@@ -18,6 +18,7 @@
 // single-threaded here: all threads are OpenMP's (OpenBLAS's own would compete with them).
 // col2im (conv_transpose) writes overlapping parts of an image, so the blocks of one sample
 // run in order on one thread.
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -59,16 +60,36 @@ inline void valid_range(int64_t off, int64_t s, int64_t in, int64_t out, int64_t
   hi = std::max(lo, std::min(hi, out));
 }
 
+// The channel and kernel position of consecutive rows of the column matrix, counted up
+// rather than divided out per row (small images have few lines per row: the divisions cost
+// more than the row's copying).
+struct RowWalk {
+  const ConvGeom& g;
+  int64_t c, kz, ky, kx;
+  RowWalk(const ConvGeom& geom, int64_t r) : g(geom) {
+    const int64_t kk = r % g.k_n();
+    c = r / g.k_n(), kx = kk % g.k[2], ky = kk / g.k[2] % g.k[1], kz = kk / (g.k[2] * g.k[1]);
+  }
+  void next() {
+    if (++kx < g.k[2]) return;
+    kx = 0;
+    if (++ky < g.k[1]) return;
+    ky = 0;
+    if (++kz < g.k[0]) return;
+    kz = 0, c++;
+  }
+};
+
 // For rows [r0, r1) of the column matrix (C*K rows) and lines [t0, t1): calls
 // f(r, rel, src, off, lo, hi) per row and line, rel the line's first column relative to t0's,
 // src the offset of the image line it reads (-1: all padding); the line's element x reads
 // image[src + x * s + off] for x in [lo, hi) and is zero elsewhere.
 template <class F>
 void for_lines(const ConvGeom& g, int64_t r0, int64_t r1, int64_t t0, int64_t t1, const F& f) {
-  const int64_t K = g.k_n(), plane = g.in[1] * g.in[2];
-  for (int64_t r = r0; r < r1; r++) {
-    int64_t c = r / K, kk = r % K;
-    int64_t kx = kk % g.k[2], ky = kk / g.k[2] % g.k[1], kz = kk / (g.k[2] * g.k[1]);
+  const int64_t plane = g.in[1] * g.in[2];
+  RowWalk w(g, r0);
+  for (int64_t r = r0; r < r1; r++, w.next()) {
+    const int64_t c = w.c, kx = w.kx, ky = w.ky, kz = w.kz;
     int64_t off = kx * g.d[2] - g.p[2], lo, hi;
     valid_range(off, g.s[2], g.in[2], g.out[2], lo, hi);
     int64_t oz = t0 / g.out[1], oy = t0 % g.out[1];
@@ -82,11 +103,47 @@ void for_lines(const ConvGeom& g, int64_t r0, int64_t r1, int64_t t0, int64_t t1
   }
 }
 
+// im2col of float lines of at most 16 elements, stride 1 along them (small images: the
+// late layers of a CNN), one masked AVX-512 load and store per line: the masked-off lanes
+// are the padding, which a masked load never reads. (The generic loop below spent more
+// on each line's bookkeeping and three short loops than on copying its elements.)
+__attribute__((target("avx512f"))) void im2col_short_f32(const ConvGeom& g, const float* im,
+                                                         float* col, int64_t ld, int64_t r0,
+                                                         int64_t r1, int64_t t0, int64_t t1) {
+  // for_lines' walk, written out: a lambda would not inherit this function's target
+  const int64_t plane = g.in[1] * g.in[2], W = g.out[2];
+  const __mmask16 store = __mmask16((1u << W) - 1);
+  RowWalk w(g, r0);
+  for (int64_t r = r0; r < r1; r++, w.next()) {
+    const int64_t c = w.c, kx = w.kx, ky = w.ky, kz = w.kz;
+    int64_t off = kx * g.d[2] - g.p[2], lo, hi;
+    valid_range(off, 1, g.in[2], W, lo, hi);
+    const __mmask16 inside_mask = __mmask16(((1u << hi) - 1) & ~((1u << lo) - 1));
+    int64_t oz = t0 / g.out[1], oy = t0 % g.out[1];
+    float* dst = col + r * ld;
+    for (int64_t t = t0; t < t1; t++, dst += W) {
+      int64_t iz = oz * g.s[0] + kz * g.d[0] - g.p[0], iy = oy * g.s[1] + ky * g.d[1] - g.p[1];
+      bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+      // masked-off lanes (the padding) are never read, so their addresses need not be valid
+      const float* row = im + (inside ? c * g.in_n() + iz * plane + iy * g.in[2] + off : 0);
+      _mm512_mask_storeu_ps(dst, store, _mm512_maskz_loadu_ps(inside ? inside_mask : 0, row));
+      if (++oy == g.out[1]) oy = 0, oz++;
+    }
+  }
+}
+
+bool has_avx512() {
+  static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx512f"));
+  return yes;
+}
+
 // Rows [r0, r1), lines [t0, t1) of im2col(im) into col (row stride ld).
 template <class T>
 void im2col(const ConvGeom& g, const T* im, T* col, int64_t ld, int64_t r0, int64_t r1, int64_t t0,
             int64_t t1) {
   const int64_t W = g.out[2], s = g.s[2];
+  if constexpr (std::is_same_v<T, float>)
+    if (W <= 16 && s == 1 && has_avx512()) return im2col_short_f32(g, im, col, ld, r0, r1, t0, t1);
   for_lines(g, r0, r1, t0, t1,
             [&](int64_t r, int64_t rel, int64_t src, int64_t off, int64_t lo, int64_t hi) {
               T* dst = col + r * ld + rel;

@@ -549,3 +549,35 @@ def test_unfold_fold_errors():
         r"fold: expected a 2D \(unbatched\) or 3D \(batched\) input",
         lambda: fold(torch.ones(2, 36, 9, 1), (5, 5), 3),
     )
+
+
+# Float32 lines of at most 16 outputs with stride 1 along them take a masked-vector im2col
+# (conv.cpp, im2col_short_f32) where the CPU has AVX-512: widths around that limit, padding
+# wider than the kernel's reach (lines that read no pixel), dilation, stride 2 across lines,
+# 1-pixel images, and 3-d convolutions.
+@pytest.mark.parametrize("width", [1, 2, 7, 8, 15, 16, 17])
+@pytest.mark.parametrize(
+    "k, kw",
+    [
+        (3, dict(padding=1)),
+        (3, dict(padding=3)),
+        (2, dict(padding=(0, 2), dilation=(1, 2))),
+        (3, dict(stride=(2, 1), padding=1)),
+        (1, {}),
+    ],
+)
+def test_conv_float32_short_lines(width, k, kw):
+    x = rand(3, 5, 4, width, dtype=np.float32)
+    w = rand(6, 5, k, k, seed=1, dtype=np.float32)
+    y = torch.conv2d(T(x), T(w), **kw)
+    ref = ref_conv(x.astype(np.float64), w.astype(np.float64), **kw)
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-4, atol=1e-4)
+    cols = torch.nn.functional.unfold(T(x), k, **kw)
+    np.testing.assert_allclose(cols.numpy(), ref_unfold(x, k, **kw), rtol=0, atol=0)
+
+
+def test_conv3d_float32_short_lines():
+    x, w = rand(2, 3, 3, 4, 5, dtype=np.float32), rand(4, 3, 3, 3, 3, seed=1, dtype=np.float32)
+    y = torch.conv3d(T(x), T(w), padding=1)
+    ref = ref_conv(x.astype(np.float64), w.astype(np.float64), padding=1)
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-4, atol=1e-4)
