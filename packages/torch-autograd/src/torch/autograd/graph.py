@@ -371,14 +371,15 @@ class Formula(Node):
 class OpSpec:
     """What a gate carries for the recorder: the formula and how the op writes its result."""
 
-    __slots__ = ("formula", "name", "inplace", "fast", "fast_view")
+    __slots__ = ("formula", "name", "inplace", "fast", "fast_view", "maybe_view")
 
     def __init__(self, formula, name, inplace):
         self.formula, self.name, self.inplace = formula, name, inplace
         # the hot path of record(): one float output, not a view, nothing special
         plain = not (inplace or formula.python_inside) and formula.float_output
         self.fast = plain and not formula.view
-        self.fast_view = plain and formula.view is True  # always shares the input's storage
+        self.fast_view = plain and bool(formula.view)  # a view of the input (reshape: maybe)
+        self.maybe_view = formula.view == "maybe"  # the result may be a copy instead
 
 
 def _link(node, inputs):
@@ -460,11 +461,13 @@ def record(gate, args, kwargs, frame=None):
     _set_grad_fn(out, node)
     _link(node, node.save(out, *args))
     if spec.fast_view:  # (as _finish does for views)
-        root = args[0]._base
-        if root is None:
-            root = args[0]
-        out._base = root
-        out._rebases_seen = root._rebases
+        base = args[0]
+        if not spec.maybe_view or out._storage_ptr() == base._storage_ptr():
+            root = base._base
+            if root is None:
+                root = base
+            out._base = root
+            out._rebases_seen = root._rebases
     return out
 
 
