@@ -1,60 +1,13 @@
 // blas.cpp — matrix products. float32/float64 go to OpenBLAS (scipy-openblas32); 16-bit
 // floats compute in float32 through it; integer types use a plain loop (off the main path).
 #include <cblas.h>
-#include <omp.h>
 
 #include "cpu_gemm.h"
-#include "iter.h"
 #include "ops.h"
 
 namespace tc {
 
 void set_blas_threads(int n) { scipy_openblas_set_num_threads(n); }
-
-// Note [One thread pool]: float products run on OpenMP's threads, each calling a
-// single-threaded BLAS on its own panel of c. OpenBLAS's own threads would be a second pool
-// competing for the same cores with OpenMP's (which spin a while after each elementwise
-// kernel): a product between elementwise ops then ran up to 10x slower on 2 busy cores.
-constexpr double kParallelGemm = 1 << 20;  // multiply-adds below which one thread does it all
-
-// f(t) for t in [0, nt) on nt OpenMP threads, BLAS single-threaded meanwhile.
-template <class F>
-void on_threads(int nt, const F& f) {
-  int blas_threads = scipy_openblas_get_num_threads();
-  scipy_openblas_set_num_threads(1);
-#pragma omp parallel for num_threads(nt) schedule(static)
-  for (int t = 0; t < nt; t++) f(t);
-  scipy_openblas_set_num_threads(blas_threads);
-}
-
-// cpu_gemm with c cut into one panel per thread along its longer side (panels of whole
-// 16-wide tiles, so each thread's BLAS keeps its full kernel width).
-template <class T>
-void par_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
-              const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  const bool by_cols = n >= m;
-  const int64_t len = by_cols ? n : m;
-  int nt = double(m) * double(n) * double(k) >= kParallelGemm ? get_num_threads() : 1;
-  nt = int(std::min<int64_t>(nt, (len + 15) / 16));
-  if (nt <= 1) {
-    int blas_threads = scipy_openblas_get_num_threads();
-    scipy_openblas_set_num_threads(1);
-    cpu_gemm<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    scipy_openblas_set_num_threads(blas_threads);
-    return;
-  }
-  const int64_t panel = (len / nt + 15) / 16 * 16;
-  on_threads(nt, [&](int t) {
-    const int64_t j0 = std::min(len, t * panel), j1 = t == nt - 1 ? len : std::min(len, j0 + panel);
-    if (j0 >= j1) return;
-    if (by_cols)
-      cpu_gemm<T>(ta, tb, m, j1 - j0, k, alpha, a, lda, tb ? b + j0 * ldb : b + j0, ldb, beta,
-                  c + j0, ldc);
-    else
-      cpu_gemm<T>(ta, tb, j1 - j0, n, k, alpha, ta ? a + j0 : a + j0 * lda, lda, b, ldb, beta,
-                  c + j0 * ldc, ldc);
-  });
-}
 
 // How BLAS reads a matrix without copying it: row-major with a leading dimension,
 // or transposed; false when neither stride is 1.

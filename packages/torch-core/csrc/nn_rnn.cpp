@@ -97,7 +97,7 @@ void lstm_layer_cpu(const Tensor& h0, const Tensor& c0, const Tensor& w_hh, bool
     const int64_t r0 = (reverse ? T - 1 - s : s) * B;
     T_* a = acts + r0 * 4 * H;
     // a = xw + h_prev @ W_hh^T
-    cpu_gemm(false, true, B, 4 * H, H, T_(1), hp, H, w, H, T_(1), a, 4 * H);
+    par_gemm(false, true, B, 4 * H, H, T_(1), hp, H, w, H, T_(1), a, 4 * H);
     for_rows(B, 4 * H, [&](int64_t i) {
       T_* ai = a + i * 4 * H;
       activate<T_>(ai, 2 * H, T_(1), T_(0));
@@ -130,7 +130,7 @@ void lstm_layer_backward_cpu(const Tensor& g_out, const Tensor& w_hh, const Tens
                         H);
     });
     // gh = d @ W_hh
-    cpu_gemm(false, false, B, H, 4 * H, T_(1), d + r0 * 4 * H, 4 * H, w, H, T_(0), gh, H);
+    par_gemm(false, false, B, H, 4 * H, T_(1), d + r0 * 4 * H, 4 * H, w, H, T_(0), gh, H);
   }
 }
 
