@@ -46,6 +46,9 @@ struct type_caster<tc::Int64> {
 }  // namespace pybind11::detail
 
 namespace tc {
+// A new reference to a method's `self` (methods that return their tensor itself).
+inline py::object self_ref(py::handle self) { return py::reinterpret_borrow<py::object>(self); }
+
 // `nograd` on a binding: the op's results carry no gradient (bool or integer results,
 // creation, random sampling, queries, autograd's own hooks). Every other op of torch._C and
 // torch.Tensor gets a grad gate with an empty formula slot at module init, which

@@ -4,8 +4,6 @@
 
 namespace tc {
 
-static py::object self_ref(py::handle self) { return py::reinterpret_borrow<py::object>(self); }
-
 // With out=, the result is the out tensor itself (the same Python object).
 static py::object ret(py::handle out, const Tensor& r) {
   return out.is_none() ? py::cast(r) : self_ref(out);

@@ -7,8 +7,6 @@ static py::object& g_autograd_missing =
     *new py::object();  // leaked: outlives the interpreter  // set: requires_grad=True raises until
                         // torch-autograd registers
 
-static py::object self_ref(py::handle self) { return py::reinterpret_borrow<py::object>(self); }
-
 static py::object tolist_rec(const char* p, const Tensor& t, Int64 d) {
   if (d == t.dim()) {
     return visit_dtype_complex(t.dtype(), [&](auto v) -> py::object {
