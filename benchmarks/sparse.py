@@ -17,6 +17,11 @@ Figures (each the median of ``--repeats`` timed runs after one untimed warm-up):
 Each interpreter runs in its own process (ours first), never both at once; only public
 PyTorch API is used, so the same code runs under both. Ratio = ours / PyTorch time (lower
 is better for us).
+
+``--n 100000`` is the size the sparse-performance issue names (100M nonzeros): each copy of
+the indices takes 1.6 GB, and each process peaks at about 9-10 GB (the random, coalesced
+and CSR matrices, plus coalesce's temporaries), so check ``free -g`` first; on 2 cores the
+whole comparison takes about 10-15 minutes, most of it PyTorch's coalesce.
 """
 
 import argparse

@@ -305,8 +305,40 @@ def _index_write(input, dim, index, values, mode, op):
     return input
 
 
+_ROW_ADD_DTYPES = frozenset((_C.float32, _C.float64))
+
+
+def _index_add_rows(input, dim, index, source, alpha):
+    """index_add_ along dim 0 of a contiguous float32/float64 CPU tensor with nothing to
+    record for autograd: the C++ kernel (``_C._index_add_rows_``, which checks every index).
+    False when the call does not qualify (the generic path then runs)."""
+    if not (
+        isinstance(source, Tensor)
+        and isinstance(index, Tensor)
+        and input.dtype in _ROW_ADD_DTYPES
+        and source.dtype == input.dtype
+        and index.dtype == torch.int64
+        and index.dim() <= 1
+        and input.dim() >= 1
+        and source.dim() == input.dim()
+        and isinstance(alpha, (builtins.int, builtins.float))
+        and isinstance(dim, builtins.int)
+        and dim in (0, -input.dim())
+        and input.is_contiguous()
+        and input.is_cpu
+        and source.is_cpu
+        and index.is_cpu
+        and not (_C.is_grad_enabled() and (input.requires_grad or source.requires_grad))
+    ):
+        return False
+    _C._index_add_rows_(input, index.reshape(-1), source, builtins.float(alpha))
+    return True
+
+
 def index_add_(input, dim, index, source, *, alpha=1):
     """``input[..., index[j], ...] += alpha * source[..., j, ...]`` (repeats add up)."""
+    if _index_add_rows(input, dim, index, source, alpha):
+        return input
     if alpha != 1:
         source = source * alpha
     return _index_write(input, dim, index, source, _ADD, "index_add_")

@@ -453,6 +453,17 @@ class SparseCOOTensor(_SparseTensor):
         if self._coalesced:
             return self
         sizes = self.shape[: self.sparse_dim()]
+        v = self._v
+        if v.is_cpu and self._i.is_cpu:
+            # C++: a stable sort of the entries by index, grouping the repeats
+            idx, perm, offsets = _C._sparse_coalesce_index(self._i, builtins.list(sizes))
+            if v.dtype in _SEGMENT_SUM_DTYPES and not (v.requires_grad and torch.is_grad_enabled()):
+                values = _C._sparse_segment_sum(v, perm, offsets)
+            else:  # differentiable (and any dtype): the sorted values added up by group
+                group = torch.repeat_interleave(torch.arange(idx.shape[1]), offsets.diff())
+                values = torch.zeros((idx.shape[1],) + tuple(v.shape[1:]), dtype=self.dtype)
+                values = values.index_put((group,), v.index_select(0, perm), accumulate=True)
+            return _coo(idx, values, self.shape, True)
         lin = self._linear()
         uniq, inv = torch.unique(lin, sorted=True, return_inverse=True)
         values = torch.zeros((uniq.shape[0],) + tuple(self._v.shape[1:]), dtype=self.dtype)
@@ -737,6 +748,23 @@ def add_sparse_(dense, sparse, alpha=1):
     """``dense += alpha * sparse`` in place (the optimizers' update); returns ``dense``."""
     if isinstance(sparse, SparseCSRTensor):
         sparse = sparse.to_sparse_coo()
+    v = sparse._v
+    if (
+        dense.dtype in _FAST_DTYPES
+        and v.dtype == dense.dtype
+        and isinstance(alpha, (builtins.int, builtins.float))
+        and dense.is_contiguous()
+        and dense.is_cpu
+        and v.is_cpu
+        and tuple(dense.shape) == tuple(sparse.shape)
+        and not (torch.is_grad_enabled() and (dense.requires_grad or v.requires_grad))
+    ):
+        # C++: each entry's row of ``dense`` (over the sparse dims) gets alpha * its value
+        nsp = sparse.sparse_dim()
+        rows = sparse._i[0] if nsp == 1 else sparse._linear()
+        flat = dense.view((-1,) + tuple(dense.shape[nsp:])) if nsp != 1 else dense
+        _C._index_add_rows_(flat, rows, v, builtins.float(alpha))
+        return dense
     v = sparse._v if alpha == 1 else sparse._v * alpha
     index = tuple(sparse._i[d] for d in builtins.range(sparse.sparse_dim()))
     return dense.index_put_(index, v.to(dense.dtype), accumulate=True)
@@ -781,6 +809,100 @@ def _mul_sparse_sparse(a, b):
 
 
 _CHUNK = 1 << 20  # entries x columns per block of the sparse x dense product (4 MB of f32)
+# dtypes of the C++ kernels (torch._C._sparse_*): products, and the sums of coalesce
+_FAST_DTYPES = frozenset((_C.float32, _C.float64))
+_SEGMENT_SUM_DTYPES = frozenset(
+    (_C.float32, _C.float64, _C.int64, _C.int32, _C.int16, _C.int8, _C.uint8)
+)
+
+
+class _Pattern:
+    """Where the entries of a sparse matrix are, for the C++ products (Note [sparse mm]):
+    row and column indices (int64, one per entry), CSR row pointers when known, and the
+    size. ``t()`` is the pattern of the transpose (entries in any order)."""
+
+    __slots__ = ("_rows", "cols", "crow", "nrows", "ncols")
+
+    def __init__(self, rows, cols, nrows, ncols, crow=None):
+        self._rows, self.cols, self.crow, self.nrows, self.ncols = rows, cols, crow, nrows, ncols
+
+    def rows(self):
+        if self._rows is None:  # from the CSR row pointers, made once
+            counts = self.crow[1:] - self.crow[:-1]
+            self._rows = torch.repeat_interleave(torch.arange(self.nrows), counts)
+        return self._rows
+
+    def t(self):
+        return _Pattern(self.cols, self.rows(), self.ncols, self.nrows)
+
+
+# Note [sparse mm]: sparse (2-D, float32/float64, CPU) @ dense runs in C++: CSR and row-sorted
+# COO through row pointers (threads over output rows), other COO by scatter (each thread owns
+# a range of output rows). Gradients: d(values)[k] = dot(G[row k], D[col k]) (the sampled
+# product, _C._sparse_sddmm) and d(D) = S^T @ G; both are again these two differentiable
+# products, so gradients of any order exist.
+def _spmm(pat, vals, mat):
+    """The dense product of the matrix (pat, vals) with ``mat``, recorded for autograd."""
+    if torch.is_grad_enabled() and (vals.requires_grad or mat.requires_grad):
+        return _grad_functions()[0].apply(vals, mat, pat)
+    return _spmm_raw(pat, vals, mat)
+
+
+def _spmm_raw(pat, vals, mat):
+    if pat.crow is not None:
+        return _C._sparse_csr_mm(pat.crow, pat.cols, vals, mat, pat.ncols)
+    return _C._sparse_coo_mm(pat.rows(), pat.cols, vals, mat, pat.nrows, pat.ncols)
+
+
+def _sddmm(pat, a, b):
+    """out[k] = dot(a[row k], b[col k]) for the entries of ``pat``, recorded for autograd."""
+    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        return _grad_functions()[1].apply(a, b, pat)
+    return _C._sparse_sddmm(pat.rows(), pat.cols, a, b)
+
+
+_GRAD_FUNCTIONS = []
+
+
+def _grad_functions():
+    """(SparseDenseMM, SampledDenseDenseMM): autograd Functions over the C++ products, made
+    on first use (only a tensor that requires grad needs them, and so torch-autograd)."""
+    if _GRAD_FUNCTIONS:
+        return _GRAD_FUNCTIONS
+    from torch.autograd.function import Function
+
+    class SparseDenseMM(Function):
+        @staticmethod
+        def forward(ctx, vals, mat, pat):
+            ctx.save_for_backward(vals, mat)
+            ctx.pat = pat
+            return _spmm_raw(pat, vals, mat)
+
+        @staticmethod
+        def backward(ctx, g):
+            vals, mat = ctx.saved_tensors
+            need_v, need_m = ctx.needs_input_grad[:2]
+            gv = _sddmm(ctx.pat, g, mat) if need_v else None
+            gm = _spmm(ctx.pat.t(), vals, g) if need_m else None
+            return gv, gm, None
+
+    class SampledDenseDenseMM(Function):
+        @staticmethod
+        def forward(ctx, a, b, pat):
+            ctx.save_for_backward(a, b)
+            ctx.pat = pat
+            return _C._sparse_sddmm(pat.rows(), pat.cols, a, b)
+
+        @staticmethod
+        def backward(ctx, gv):
+            a, b = ctx.saved_tensors
+            need_a, need_b = ctx.needs_input_grad[:2]
+            ga = _spmm(ctx.pat, gv, b) if need_a else None
+            gb = _spmm(ctx.pat.t(), gv, a) if need_b else None
+            return ga, gb, None
+
+    _GRAD_FUNCTIONS.extend((SparseDenseMM, SampledDenseDenseMM))
+    return _GRAD_FUNCTIONS
 
 
 def _check_mm(s, d, op):
@@ -797,12 +919,37 @@ def _check_mm(s, d, op):
 
 def _mm(s, d, op):
     """sparse (2-D) @ dense (1-D or 2-D) -> dense; sparse @ sparse -> sparse."""
-    if isinstance(s, SparseCSRTensor):
-        s = s.to_sparse_coo()
+    csr = s if isinstance(s, SparseCSRTensor) else None
     if isinstance(d, _SparseTensor):
         dense = _mm(s, d.to_dense(), op)
         return dense.to_sparse() if isinstance(d, SparseCOOTensor) else dense.to_sparse_csr()
     _check_mm(s, d, op)
+    if (
+        s.dtype in _FAST_DTYPES
+        and s.dim() == 2
+        and s.dense_dim() == 0
+        and d.dim() in (1, 2)
+        and s._v.is_cpu
+        and d.is_cpu
+    ):
+        mat = d.reshape(-1, 1) if d.dim() == 1 else d
+        if mat.shape[0] != s.shape[1]:
+            raise RuntimeError(
+                f"{op}(): mat1 and mat2 shapes cannot be multiplied ({s.shape[0]}x{s.shape[1]} "
+                f"and {'x'.join(str(n) for n in d.shape)})"
+            )
+        rows, cols = s.shape
+        if csr is not None:
+            pat = _Pattern(None, csr._col, rows, cols, csr._crow)
+        else:
+            pat = _Pattern(s._i[0], s._i[1], rows, cols)
+        out = _spmm(pat, s._v, mat)
+        return out.reshape(-1) if d.dim() == 1 else out
+    return _mm_generic(s if csr is None else csr.to_sparse_coo(), d, op)
+
+
+def _mm_generic(s, d, op):
+    """sparse @ dense over the dense ops, in blocks of entries (dtypes without a C++ kernel)."""
     vector = d.dim() == 1
     mat = d.reshape(-1, 1) if vector else d
     if mat.dim() != 2 or mat.shape[0] != s.shape[1]:
