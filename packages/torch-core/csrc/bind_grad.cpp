@@ -82,10 +82,64 @@ bool any_requires_grad(PyObject* const* args, Py_ssize_t n) {
   return false;
 }
 
+// (args tuple, kwargs dict or None) of a vectorcall; false with a Python error set
+bool pack_call(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject*& tuple,
+               PyObject*& kwargs) {
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  tuple = PyTuple_New(nargs);
+  if (!tuple) return false;
+  for (Py_ssize_t i = 0; i < nargs; i++) {
+    Py_INCREF(args[i]);
+    PyTuple_SET_ITEM(tuple, i, args[i]);
+  }
+  kwargs = Py_None;
+  Py_INCREF(kwargs);
+  if (nkw) {
+    Py_DECREF(kwargs);
+    kwargs = PyDict_New();
+    for (Py_ssize_t i = 0; kwargs && i < nkw; i++)
+      if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0)
+        Py_CLEAR(kwargs);
+  }
+  if (!kwargs) Py_CLEAR(tuple);
+  return tuple != nullptr;
+}
+
+// Note [Subclass override]: a Tensor subclass whose class defines `_gate_override`
+// (torch's sparse layouts) takes over the core functions called with one of its instances:
+// torch.add(s, t) calls type(s)._gate_override(torch.add, args, kwargs) before anything
+// else; NotImplemented from it lets the op run as usual. Plain tensors and subclasses
+// without it (nn.Parameter) cost one type comparison or one cached type lookup.
+PyObject* g_override_name = nullptr;  // "_gate_override"
+
+PyObject* override_of(PyObject* const* args, Py_ssize_t n) {  // a new reference, or null
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyTypeObject* t = Py_TYPE(args[i]);
+    if (t == g_tensor_type || !PyType_IsSubtype(t, g_tensor_type)) continue;
+    if (_PyType_Lookup(t, g_override_name)) return PyObject_GetAttr((PyObject*)t, g_override_name);
+  }
+  return nullptr;
+}
+
 PyObject* gate_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* g = reinterpret_cast<GradGate*>(self);
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (PyObject* handler = override_of(args, nargs + nkw)) {
+    PyObject *tuple, *kwargs;
+    PyObject* result = nullptr;
+    if (pack_call(args, nargs, kwnames, tuple, kwargs)) {
+      PyObject* argv[] = {self, tuple, kwargs};
+      result = PyObject_Vectorcall(handler, argv, 3, nullptr);
+      Py_DECREF(tuple);
+      Py_DECREF(kwargs);
+    }
+    Py_DECREF(handler);
+    if (result != Py_NotImplemented) return result;
+    Py_DECREF(result);
+  } else if (PyErr_Occurred()) {
+    return nullptr;
+  }
   bool record = false;
   if (t_grad_enabled && g_recorder) {
     try {
@@ -106,31 +160,15 @@ PyObject* gate_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObje
                  name ? name : Py_None);
     return nullptr;
   }
-  PyObject* tuple = PyTuple_New(nargs);
-  if (!tuple) return nullptr;
-  for (Py_ssize_t i = 0; i < nargs; i++) {
-    Py_INCREF(args[i]);
-    PyTuple_SET_ITEM(tuple, i, args[i]);
-  }
-  PyObject* kwargs = Py_None;
-  Py_INCREF(kwargs);
-  if (nkw) {
-    Py_DECREF(kwargs);
-    kwargs = PyDict_New();
-    for (Py_ssize_t i = 0; kwargs && i < nkw; i++)
-      if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0)
-        Py_CLEAR(kwargs);
-  }
-  PyObject* result = nullptr;
+  PyObject *tuple, *kwargs;
+  if (!pack_call(args, nargs, kwnames, tuple, kwargs)) return nullptr;
   // The caller's frame lets the recorder note where the op was called without a lookup.
   PyObject* frame = reinterpret_cast<PyObject*>(PyEval_GetFrame());
   if (!frame) frame = Py_None;
-  if (kwargs) {
-    PyObject* argv[] = {self, tuple, kwargs, frame};
-    result = PyObject_Vectorcall(g_recorder, argv, 4, nullptr);
-  }
+  PyObject* argv[] = {self, tuple, kwargs, frame};
+  PyObject* result = PyObject_Vectorcall(g_recorder, argv, 4, nullptr);
   Py_DECREF(tuple);
-  Py_XDECREF(kwargs);
+  Py_DECREF(kwargs);
   return result;
 }
 
@@ -275,6 +313,7 @@ void make_grad_gates(py::module_& m, py::class_<Tensor>& cls) {
 void bind_grad(py::module_& m, py::class_<Tensor>& cls) {
   g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   g_base_name = PyUnicode_InternFromString("_base");
+  g_override_name = PyUnicode_InternFromString("_gate_override");
   cls.attr("_base") = py::none();  // Note [Views]
   PyObject* type = PyType_FromSpec(&gate_spec);
   if (!type) throw py::error_already_set();

@@ -103,6 +103,11 @@ void for_lines(const ConvGeom& g, int64_t r0, int64_t r1, int64_t t0, int64_t t1
   }
 }
 
+bool has_avx512() {
+  static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx512f"));
+  return yes;
+}
+
 // im2col of float lines of at most 16 elements, stride 1 along them (small images: the
 // late layers of a CNN), one masked AVX-512 load and store per line: the masked-off lanes
 // are the padding, which a masked load never reads. (The generic loop below spent more
@@ -132,9 +137,29 @@ __attribute__((target("avx512f"))) void im2col_short_f32(const ConvGeom& g, cons
   }
 }
 
-bool has_avx512() {
-  static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx512f"));
-  return yes;
+// The adjoint of im2col_short_f32 (col2im's lines of at most 16 floats, stride 1): the
+// line's valid lanes are added into the image with one masked load, add and store.
+__attribute__((target("avx512f"))) void col2im_short_f32(const ConvGeom& g, const float* col,
+                                                         int64_t ld, float* im, int64_t r0,
+                                                         int64_t r1, int64_t t0, int64_t t1) {
+  const int64_t plane = g.in[1] * g.in[2], W = g.out[2];
+  RowWalk w(g, r0);
+  for (int64_t r = r0; r < r1; r++, w.next()) {
+    int64_t off = w.kx * g.d[2] - g.p[2], lo, hi;
+    valid_range(off, 1, g.in[2], W, lo, hi);
+    const __mmask16 m = __mmask16(((1u << hi) - 1) & ~((1u << lo) - 1));
+    int64_t oz = t0 / g.out[1], oy = t0 % g.out[1];
+    const float* src = col + r * ld;
+    for (int64_t t = t0; t < t1; t++, src += W) {
+      int64_t iz = oz * g.s[0] + w.kz * g.d[0] - g.p[0], iy = oy * g.s[1] + w.ky * g.d[1] - g.p[1];
+      if (++oy == g.out[1]) oy = 0, oz++;
+      if (iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1] || m == 0) continue;
+      // lane x writes image element x + off; masked-off lanes are never touched
+      float* row = im + w.c * g.in_n() + iz * plane + iy * g.in[2] + off;
+      __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, row), _mm512_maskz_loadu_ps(m, src));
+      _mm512_mask_storeu_ps(row, m, v);
+    }
+  }
 }
 
 // Rows [r0, r1), lines [t0, t1) of im2col(im) into col (row stride ld).
@@ -172,6 +197,9 @@ template <class T>
 void col2im(const ConvGeom& g, const T* col, int64_t ld, T* im, int64_t c0, int64_t c1, int64_t t0,
             int64_t t1) {
   const int64_t K = g.k_n(), s = g.s[2];
+  if constexpr (std::is_same_v<T, float>)
+    if (g.out[2] <= 16 && s == 1 && has_avx512())
+      return col2im_short_f32(g, col, ld, im, c0 * K, c1 * K, t0, t1);
   for_lines(g, c0 * K, c1 * K, t0, t1,
             [&](int64_t r, int64_t rel, int64_t dst, int64_t off, int64_t lo, int64_t hi) {
               if (dst < 0) return;

@@ -222,16 +222,16 @@ def test_dtype_mismatch_mm_raises():
         s @ torch.ones(3, 2)
 
 
-def test_add_size_mismatch_and_core_functions_never_compute():
+def test_add_size_mismatch_and_dense_plus_sparse():
     s = torch.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))
     with pytest.raises(RuntimeError, match="size"):
         torch.ones(3) + s
-    # torch.add and the other elementwise core functions are not sparse-aware: mixing a
-    # sparse and a dense tensor there is a device error, never numbers read from nowhere
-    with pytest.raises(RuntimeError):
-        torch.add(torch.ones(2, 2), s)
-    with pytest.raises(RuntimeError):
-        torch.ones(2, 2).add(s)
+    with pytest.raises(RuntimeError, match="size"):
+        torch.add(torch.ones(3), s)
+    # the core function and the dense tensor's method hand the sparse argument over
+    want = [[1.0, 2.0], [3.0, 1.0]]
+    assert torch.add(torch.ones(2, 2), s).tolist() == want
+    assert torch.ones(2, 2).add(s).tolist() == want
 
 
 # ---------------------------------------------------------------- arithmetic
@@ -482,8 +482,59 @@ def test_deepcopy():
 
 def test_core_functions_that_are_not_sparse_aware_raise_instead_of_computing():
     s = torch.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))
-    for fn in (lambda: torch.add(s, s), lambda: torch.exp(s), lambda: torch.eq(s, s)):
+    for fn in (lambda: torch.exp(s), lambda: torch.eq(s, s)):
         with pytest.raises(NotImplementedError, match="sparse"):
             fn()
     with pytest.raises(RuntimeError, match="device"):
-        torch.add(torch.ones(2, 2), s)
+        torch.eq(torch.ones(2, 2), s)
+
+
+# ---------------------------------------------------------------- torch functions on sparse
+# torch.add/sub/mul/div given a sparse argument go to the sparse layout's own code (the
+# core's gates hand them over: Note [Subclass override] in bind_grad.cpp), as the operators
+# and methods do.
+def test_torch_functions_with_sparse_arguments():
+    s, sd = random_coo((4, 5), seed=1)
+    t, td = random_coo((4, 5), seed=2)
+    d = torch.tensor(np.arange(20.0).reshape(4, 5))
+    dd = d.numpy()
+    cases = [
+        (torch.add(s, t), sd + td, True),
+        (torch.add(s, t, alpha=2), sd + 2 * td, True),
+        (torch.sub(s, t), sd - td, True),
+        (torch.subtract(s, t, alpha=0.5), sd - 0.5 * td, True),
+        (torch.add(d, s), dd + sd, False),
+        (torch.add(d, s, alpha=3), dd + 3 * sd, False),
+        (torch.sub(d, s), dd - sd, False),
+        (torch.add(s, d), sd + dd, False),
+        (torch.mul(s, 2.5), 2.5 * sd, True),
+        (torch.mul(s, t), sd * td, True),
+        (torch.mul(s, d), sd * dd, True),
+        (torch.mul(d, s), dd * sd, True),
+        (torch.div(s, 4), sd / 4, True),
+        (torch.true_divide(s, 2), sd / 2, True),
+    ]
+    for got, want, sparse in cases:
+        assert got.is_sparse == sparse
+        np.testing.assert_allclose((got.to_dense() if sparse else got).numpy(), want)
+
+
+def test_torch_functions_with_sparse_arguments_errors():
+    s, _ = random_coo((4, 5), seed=1)
+    d = torch.ones(4, 5, dtype=torch.float64)
+    with pytest.raises(RuntimeError, match="out="):
+        torch.add(s, s, out=torch.empty(4, 5))
+    with pytest.raises(RuntimeError, match="sparse"):
+        torch.div(d, s)
+    with pytest.raises(RuntimeError, match="size"):
+        torch.add(torch.ones(3, 3), s)
+    with pytest.raises((NotImplementedError, RuntimeError)):
+        torch.exp(s)  # no sparse form: the dense op's error for the layout
+
+
+@needs_autograd
+def test_torch_add_sparse_records_gradients():
+    i = torch.tensor([[0, 1, 1], [2, 0, 2]])
+    a = torch.sparse_coo_tensor(i, torch.tensor([3.0, 4.0, 5.0]), (2, 3), requires_grad=True)
+    torch.sparse.sum(torch.add(a, a, alpha=2)).backward()
+    np.testing.assert_allclose(a.grad.to_dense().numpy(), [[0, 0, 3], [3, 0, 3]])

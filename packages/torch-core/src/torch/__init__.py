@@ -166,11 +166,10 @@ from torch._C import (  # noqa: E402,F401
     where,
 )
 
-# Sparse tensors (torch._sparse): the products that take sparse arguments dispatch on them in
-# Python after one class check per argument, and torch.sparse_coo_tensor & co. One function
-# wherever the op is held, so that autocast wraps it once, in both places.
+# Sparse tensors (torch._sparse): torch.sparse_coo_tensor & co. The core functions given a
+# sparse argument (torch.add, torch.mm, ...) hand it to the layout's own code in the core's
+# gates (Note [Subclass override] in bind_grad.cpp).
 globals().update(_sparse.torch_functions())
-_C.mm, _C.matmul, _C.addmm = mm, matmul, addmm  # noqa: F821  (set by the update above)
 from torch._complex import *  # noqa: E402,F403
 from torch._conv import *  # noqa: E402,F403
 from torch._creation import *  # noqa: E402,F403

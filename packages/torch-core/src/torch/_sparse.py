@@ -135,6 +135,20 @@ class _SparseTensor(Tensor):
         super().__init__(_C._sparse_base(tuple(size), values.dtype))
         self._own_grad = False
 
+    @classmethod
+    def _gate_override(cls, func, args, kwargs):
+        """torch.add(s, t) and the other core functions given a sparse argument: the core
+        calls this first (Note [Subclass override] in bind_grad.cpp); NotImplemented lets
+        the dense op run (and raise its error for the sparse layout)."""
+        impl = _FUNCTIONS.get(getattr(func, "__name__", None))
+        if impl is None:
+            return NotImplemented
+        kwargs = kwargs or {}
+        if kwargs.get("out") is not None:
+            raise RuntimeError(f"{func.__name__}(): out= is not supported with sparse tensors")
+        kwargs.pop("out", None)
+        return impl(*args, **kwargs)
+
     # ------------------------------------------------ device, autograd (through the values)
     @property
     def device(self):
@@ -1399,33 +1413,42 @@ def _sparse_addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return prod + (input if beta == 1 else input * beta)
 
 
-def _wrap2(dense, sparse):
-    """torch.f(a, b, ...) that hands a sparse a or b to ``sparse``."""
-
-    def fn(input, other, *args, **kwargs):
-        if input.__class__ in _SPARSE_TYPES or other.__class__ in _SPARSE_TYPES:
-            return sparse(input, other, *args, **kwargs)
-        if args or kwargs:
-            return dense(input, other, *args, **kwargs)
-        return dense(input, other)
-
-    fn.__name__ = fn.__qualname__ = dense.__name__
-    fn.__doc__ = dense.__doc__
-    fn.__module__ = "torch"
-    return fn
+def _fn_add(input, other, *, alpha=1):
+    if isinstance(input, _SparseTensor):
+        return input.add(other, alpha=alpha)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"add(): expected a tensor as input, got {type(input).__name__}")
+    return _add_dense_sparse(input, other.mul(alpha) if alpha != 1 else other, 1)
 
 
-def _wrap_addmm(dense):
-    def addmm(input, mat1, mat2, *args, **kwargs):
-        if mat1.__class__ in _SPARSE_TYPES or mat2.__class__ in _SPARSE_TYPES:
-            return _sparse_addmm(input, mat1, mat2, *args, **kwargs)
-        if args or kwargs:
-            return dense(input, mat1, mat2, *args, **kwargs)
-        return dense(input, mat1, mat2)
+def _fn_sub(input, other, *, alpha=1):
+    return _fn_add(input, other, alpha=-alpha)
 
-    addmm.__doc__ = dense.__doc__
-    addmm.__module__ = "torch"
-    return addmm
+
+def _fn_mul(input, other):
+    return input.mul(other) if isinstance(input, _SparseTensor) else other.mul(input)
+
+
+def _fn_div(input, other, *, rounding_mode=None):
+    if not isinstance(input, _SparseTensor):
+        raise RuntimeError("div: dividing by a sparse tensor is not supported (its zeros)")
+    return input.div(other, rounding_mode=rounding_mode)
+
+
+# torch functions given a sparse argument (_SparseTensor._gate_override), by name
+_FUNCTIONS = {
+    "add": _fn_add,
+    "sub": _fn_sub,
+    "subtract": _fn_sub,
+    "mul": _fn_mul,
+    "multiply": _fn_mul,
+    "div": _fn_div,
+    "divide": _fn_div,
+    "true_divide": _fn_div,
+    "mm": _sparse_mm,
+    "matmul": _sparse_mm,
+    "addmm": _sparse_addmm,
+}
 
 
 def spmm(input, mat2):
@@ -1436,9 +1459,6 @@ def spmm(input, mat2):
 def torch_functions():
     """{name: function} for the torch namespace: the sparse-aware core functions."""
     return {
-        "mm": _wrap2(_C.mm, _sparse_mm),
-        "matmul": _wrap2(_C.matmul, _sparse_mm),
-        "addmm": _wrap_addmm(_C.addmm),
         "spmm": spmm,
         "sparse_coo_tensor": sparse_coo_tensor,
         "sparse_csr_tensor": sparse_csr_tensor,
