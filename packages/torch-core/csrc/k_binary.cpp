@@ -1,5 +1,6 @@
 // k_binary.cpp — CPU kernels of binary ops and comparisons.
 #include "kernels.h"
+#include "vecmath.h"
 
 namespace tc {
 
@@ -124,6 +125,34 @@ TC_FN2(DivFloorF, div_floor_impl(x, y))
 TC_FN2(DivTruncF, div_trunc_impl(x, y))
 TC_FN2(PowF, pow_impl(x, y))
 TC_FN2(Atan2F, std::atan2(x, y))
+
+// float and double through glibc's vector form of F's function ("atan2", "pow": at most
+// 4 ulp, see vecmath.h) where this machine has one, else F's scalar loop. Broadcast and
+// strided runs go through buffers, 256 values at a time.
+template <class T, template <class> class F, const char* name>
+struct libmvec2_kernel {
+  static void run(ElementwiseIter& it) {
+    static const VecMath v = find_vec_math2<T>(name);
+    if (!v.fn) return binary_kernel<T, F>::run(it);
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(T) && s[1] == sizeof(T) && s[2] == sizeof(T))
+        return vec_apply2(v, reinterpret_cast<const T*>(d[1]), reinterpret_cast<const T*>(d[2]),
+                          reinterpret_cast<T*>(d[0]), n);
+      T a[256], b[256];
+      for (int64_t k = 0; k < n; k += 256) {
+        const int64_t m = std::min<int64_t>(256, n - k);
+        for (int64_t i = 0; i < m; i++) {
+          a[i] = *reinterpret_cast<const T*>(d[1] + (k + i) * s[1]);
+          b[i] = *reinterpret_cast<const T*>(d[2] + (k + i) * s[2]);
+        }
+        vec_apply2(v, a, b, a, m);
+        for (int64_t i = 0; i < m; i++) *reinterpret_cast<T*>(d[0] + (k + i) * s[0]) = a[i];
+      }
+    });
+  }
+};
+constexpr char kAtan2[] = "atan2", kPow[] = "pow";
+
 TC_FN2(FmodF, fmod_impl(x, y))
 TC_FN2(RemainderF, remainder_impl(x, y))
 TC_FN2(MaximumF, max_impl(x, y))
@@ -223,8 +252,12 @@ void register_binary_kernels() {
   reg<binary_kernel, DivF, TC_FLOATS>(Op::div);
   reg<binary_kernel, DivFloorF, TC_NUMERIC>(Op::div_floor);
   reg<binary_kernel, DivTruncF, TC_NUMERIC>(Op::div_trunc);
-  reg<binary_kernel, PowF, TC_ALL>(Op::pow);
-  reg<binary_kernel, Atan2F, TC_FLOATS>(Op::atan2);
+  reg<binary_kernel, PowF, bool, TC_INTS, Half, BFloat16>(Op::pow);
+  reg_each<float, double>(
+      Op::pow, [](auto t) { return (void*)&libmvec2_kernel<decltype(t), PowF, kPow>::run; });
+  reg<binary_kernel, Atan2F, Half, BFloat16>(Op::atan2);
+  reg_each<float, double>(
+      Op::atan2, [](auto t) { return (void*)&libmvec2_kernel<decltype(t), Atan2F, kAtan2>::run; });
   reg<binary_kernel, FmodF, TC_NUMERIC>(Op::fmod);
   reg<binary_kernel, RemainderF, TC_NUMERIC>(Op::remainder);
   reg<binary_kernel, MaximumF, TC_ALL>(Op::maximum);

@@ -19,13 +19,13 @@ int vector_bytes() {
   return 0;
 }
 
-VecMath find(const char* name, int elem_bytes, const char* suffix) {
+VecMath find(const char* name, int elem_bytes, const char* suffix, const char* args = "v") {
   static void* lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
   static const int bytes = vector_bytes();
   if (!lib || !bytes) return {};
-  // x86-64 vector function ABI: 'e' AVX-512, 'd' AVX2; N<lanes>; 'v' one vector argument
+  // x86-64 vector function ABI: 'e' AVX-512, 'd' AVX2; N<lanes>; a 'v' per vector argument
   std::string symbol = std::string("_ZGV") + (bytes == 64 ? "e" : "d") + "N" +
-                       std::to_string(bytes / elem_bytes) + "v_" + name + suffix;
+                       std::to_string(bytes / elem_bytes) + args + "_" + name + suffix;
   void* fn = dlsym(lib, symbol.c_str());
   return fn ? VecMath{fn, bytes} : VecMath{};
 }
@@ -49,6 +49,25 @@ TC_VEC_APPLY(apply_avx2_f32, "avx2,fma", __m256, float, 8, _mm256_loadu_ps, _mm2
 TC_VEC_APPLY(apply_avx2_f64, "avx2,fma", __m256d, double, 4, _mm256_loadu_pd, _mm256_storeu_pd)
 #undef TC_VEC_APPLY
 
+#define TC_VEC_APPLY2(Name, isa, V, T, lanes, load, store)                                      \
+  __attribute__((target(isa))) void Name(void* fn, const T* a, const T* b, T* out, int64_t n) { \
+    auto f = reinterpret_cast<V (*)(V, V)>(fn);                                                 \
+    int64_t i = 0;                                                                              \
+    for (; i + lanes <= n; i += lanes) store(out + i, f(load(a + i), load(b + i)));             \
+    if (i < n) {                                                                                \
+      T x[lanes] = {}, y[lanes] = {};                                                           \
+      std::memcpy(x, a + i, size_t(n - i) * sizeof(T));                                         \
+      std::memcpy(y, b + i, size_t(n - i) * sizeof(T));                                         \
+      store(x, f(load(x), load(y)));                                                            \
+      std::memcpy(out + i, x, size_t(n - i) * sizeof(T));                                       \
+    }                                                                                           \
+  }
+TC_VEC_APPLY2(apply2_avx512_f32, "avx512f", __m512, float, 16, _mm512_loadu_ps, _mm512_storeu_ps)
+TC_VEC_APPLY2(apply2_avx512_f64, "avx512f", __m512d, double, 8, _mm512_loadu_pd, _mm512_storeu_pd)
+TC_VEC_APPLY2(apply2_avx2_f32, "avx2,fma", __m256, float, 8, _mm256_loadu_ps, _mm256_storeu_ps)
+TC_VEC_APPLY2(apply2_avx2_f64, "avx2,fma", __m256d, double, 4, _mm256_loadu_pd, _mm256_storeu_pd)
+#undef TC_VEC_APPLY2
+
 }  // namespace
 
 template <>
@@ -58,6 +77,22 @@ VecMath find_vec_math<float>(const char* name) {
 template <>
 VecMath find_vec_math<double>(const char* name) {
   return find(name, sizeof(double), "");
+}
+
+template <>
+VecMath find_vec_math2<float>(const char* name) {
+  return find(name, sizeof(float), "f", "vv");
+}
+template <>
+VecMath find_vec_math2<double>(const char* name) {
+  return find(name, sizeof(double), "", "vv");
+}
+
+void vec_apply2(const VecMath& v, const float* a, const float* b, float* out, int64_t n) {
+  (v.bytes == 64 ? apply2_avx512_f32 : apply2_avx2_f32)(v.fn, a, b, out, n);
+}
+void vec_apply2(const VecMath& v, const double* a, const double* b, double* out, int64_t n) {
+  (v.bytes == 64 ? apply2_avx512_f64 : apply2_avx2_f64)(v.fn, a, b, out, n);
 }
 
 void vec_apply(const VecMath& v, const float* in, float* out, int64_t n) {

@@ -25,4 +25,12 @@ VecMath find_vec_math(const char* name);
 void vec_apply(const VecMath& v, const float* in, float* out, int64_t n);
 void vec_apply(const VecMath& v, const double* in, double* out, int64_t n);
 
+// The two-argument functions ("atan2", "pow"): f(a, b) on two vector registers.
+template <class T>
+VecMath find_vec_math2(const char* name);
+
+// out[i] = f(a[i], b[i]) for i < n; out may be a or b.
+void vec_apply2(const VecMath& v, const float* a, const float* b, float* out, int64_t n);
+void vec_apply2(const VecMath& v, const double* a, const double* b, double* out, int64_t n);
+
 }  // namespace tc

@@ -141,3 +141,40 @@ def test_float64_exp_and_log_special_values():
         for name in ("exp", "log"):
             want = getattr(np, name)(x.numpy())
             np.testing.assert_array_equal(getattr(torch, name)(x).numpy(), want)
+
+
+# atan2 and pow (tensor exponents) run through glibc's vector forms for float32/float64
+# (at most 4 ulp), contiguous or through buffers for broadcast and strided runs.
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "broadcast"])
+def test_atan2_and_pow_float32_within_4_ulp(layout):
+    rng = np.random.default_rng(0)
+    a = rng.uniform(0.01, 30, 300_000).astype(np.float32)
+    b = rng.standard_normal(300_000).astype(np.float32) * 4
+    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    if layout == "strided":
+        ta, tb, a, b = ta[::3], tb[::3], a[::3], b[::3]
+    if layout == "broadcast":
+        tb, b = tb[:1], b[:1]
+    ea, eb = a.astype(np.float64), b.astype(np.float64)
+    assert ulps(torch.atan2(ta, tb).numpy(), np.arctan2(ea, eb)).max() <= 4
+    assert ulps(torch.atan2(-tb, ta).numpy(), np.arctan2(-eb, ea)).max() <= 4
+    assert ulps(torch.pow(ta, tb).numpy(), np.power(ea, eb)).max() <= 4
+
+
+def test_atan2_and_pow_float64_and_special_values():
+    rng = np.random.default_rng(1)
+    a, b = rng.uniform(0.01, 30, 100_000), rng.standard_normal(100_000) * 4
+    np.testing.assert_allclose(torch.atan2(torch.tensor(b), torch.tensor(a)).numpy(),
+                               np.arctan2(b, a), rtol=1e-15, atol=0)  # fmt: skip
+    np.testing.assert_allclose(torch.pow(torch.tensor(a), torch.tensor(b)).numpy(),
+                               np.power(a, b), rtol=1e-15, atol=0)  # fmt: skip
+    inf, nan = float("inf"), float("nan")
+    x = [0.0, -0.0, inf, -inf, nan, 1.0, -1.0, 2.0, -8.0, 0.0]
+    y = [0.0, 1.0, inf, 2.0, 0.0, nan, 0.5, -inf, 1 / 3, -1.0]
+    for dt in (torch.float32, torch.float64):
+        tx, ty = torch.tensor(x, dtype=dt), torch.tensor(y, dtype=dt)
+        with np.errstate(all="ignore"):
+            want_atan2 = np.arctan2(tx.numpy(), ty.numpy())
+            want_pow = np.power(tx.numpy(), ty.numpy())
+        np.testing.assert_array_equal(torch.atan2(tx, ty).numpy(), want_atan2)
+        np.testing.assert_array_equal(torch.pow(tx, ty).numpy(), want_pow)
