@@ -1,8 +1,533 @@
 // fused.cpp — one-pass kernels for chains of elementwise ops (torch.jit's fusion groups).
+//
+// torch.jit compiles a fusion group into a small register-machine program (torch/jit/_fuser.py)
+// and runs it here: the inputs are broadcast to one output shape, the elements are processed
+// in blocks of kBlock, and each instruction is one vectorised loop over the block between
+// registers of kBlock elements that stay in L1, so intermediates never reach main memory.
+// Registers 0..n_inputs-1 are the inputs (read only); the others are temporaries and the
+// outputs. An instruction is four ints (op, dst, a, b) and one double (the scalar c).
+//
+// The per-element functions are the eager kernels' own (kernels.h, libmvec through
+// vecmath.h), so a fused group computes the numbers of its ops run one by one.
+#include <omp.h>
+
+#include <algorithm>
+#include <memory>
+
 #include "bind.h"
+#include "kernels.h"
+#include "vecmath.h"
 
 namespace tc {
 
-void bind_fused(py::module_& m) { (void)m; }
+namespace {
+
+// The op codes: torch/jit/_fuser.py's OPS lists the same names in the same order.
+enum FusedOp : int {
+  // d = a op b (registers)
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMaximum,
+  kMinimum,
+  // d = f(a, c) (c the instruction's scalar)
+  kAddC,
+  kSubC,   // a - c
+  kRSubC,  // c - a
+  kMulC,
+  kDivC,       // a / c
+  kRDivC,      // c / a
+  kPowC,       // pow(a, c)
+  kLeakyRelu,  // a > 0 ? a : a c
+  kClampLo,    // a <= c ? c : a (hardtanh's lower bound; NaN stays NaN)
+  kClampHi,    // a >= c ? c : a
+  // d = f(a)
+  kNeg,
+  kAbs,
+  kRelu,
+  kSigmoid,
+  kTanh,
+  kExp,
+  kLog,
+  kSqrt,
+  kRsqrt,
+  kReciprocal,
+  kErf,
+  kGelu,
+  kGeluTanh,
+  kSilu,
+  kSin,
+  kCos,
+  kNumOps
+};
+constexpr int kFirstScalarOp = kAddC;  // ops before it read two registers, the others one
+
+constexpr int kMaxRegs = 64;  // registers of a program (inputs included)
+constexpr int kBlock = 512;   // elements of a block (2 KiB of float32 a register)
+constexpr int kMinRow = 64;   // rows of at least this many elements are walked row by row
+
+struct Instr {
+  int op, d, a, b;
+  double c;
+};
+
+// A checked program: every register read was written before (or is an input), every
+// destination is a temporary different from the instruction's sources.
+struct Program {
+  std::vector<Instr> code;
+  int n_inputs = 0, n_regs = 0;
+  std::vector<int> outputs;
+};
+
+Program check_program(const std::vector<int64_t>& code, const std::vector<double>& consts,
+                      int64_t n_inputs, const std::vector<int64_t>& outputs) {
+  const char* op = "_fused_elementwise";
+  TC_CHECK(code.size() % 4 == 0, Value, op,
+           ": the code holds 4 ints an instruction (op, dst, a, b), got ", code.size(), " ints");
+  size_t n = code.size() / 4;
+  TC_CHECK(consts.size() == n, Value, op, ": expected one constant an instruction (", n, "), got ",
+           consts.size());
+  TC_CHECK(n_inputs >= 1 && n_inputs < kMaxRegs, Value, op, ": expected 1 to ", kMaxRegs - 1,
+           " inputs, got ", n_inputs);
+  TC_CHECK(!outputs.empty(), Value, op, ": a program needs at least one output register");
+  Program p;
+  p.n_inputs = int(n_inputs);
+  bool written[kMaxRegs] = {};
+  for (int i = 0; i < n_inputs; i++) written[i] = true;
+  int top = int(n_inputs);
+  auto reg = [&](int64_t r, size_t i, const char* what) {
+    TC_CHECK(r >= 0 && r < kMaxRegs, Value, op, ": instruction ", i, ": ", what, " register ", r,
+             " is out of range [0, ", kMaxRegs, ")");
+    return int(r);
+  };
+  for (size_t i = 0; i < n; i++) {
+    int64_t code_op = code[4 * i];
+    TC_CHECK(code_op >= 0 && code_op < kNumOps, Value, op, ": instruction ", i,
+             ": unknown op code ", code_op);
+    Instr in{int(code_op), reg(code[4 * i + 1], i, "destination"),
+             reg(code[4 * i + 2], i, "source"), 0, consts[i]};
+    bool binary = in.op < kFirstScalarOp;
+    if (binary) in.b = reg(code[4 * i + 3], i, "second source");
+    TC_CHECK(in.d >= n_inputs, Value, op, ": instruction ", i, " writes input register ", in.d,
+             " (inputs are registers 0 to ", n_inputs - 1, ", read only)");
+    TC_CHECK(written[in.a] && (!binary || written[in.b]), Value, op, ": instruction ", i,
+             " reads a register that holds no value yet");
+    TC_CHECK(in.d != in.a && (!binary || in.d != in.b), Value, op, ": instruction ", i,
+             ": the destination register must differ from the sources");
+    written[in.d] = true;
+    top = std::max(top, in.d + 1);
+    p.code.push_back(in);
+  }
+  for (size_t k = 0; k < outputs.size(); k++) {
+    int64_t r = outputs[k];
+    TC_CHECK(r >= n_inputs && r < kMaxRegs && written[r], Value, op, ": output ", k, ": register ",
+             r, " is not a register the program writes");
+    for (size_t j = 0; j < k; j++)
+      TC_CHECK(outputs[j] != r, Value, op, ": register ", r, " is listed twice as an output");
+    p.outputs.push_back(int(r));
+  }
+  p.n_regs = top;
+  return p;
+}
+
+template <class T>
+struct MathFns {  // libmvec versions (vecmath.h); null where this CPU has none
+  VecMath tanh = find_vec_math<T>("tanh"), erf = find_vec_math<T>("erf"),
+          sin = find_vec_math<T>("sin"), cos = find_vec_math<T>("cos");
+};
+template <class T>
+const MathFns<T>& math_fns() {
+  static const MathFns<T> fns;
+  return fns;
+}
+
+// The loops: the functors are the eager kernels' (k_unary.cpp, k_binary.cpp) in inline form.
+#define TC_LOOP1(expr)                                     \
+  {                                                        \
+    const T* a = R[in.a];                                  \
+    T* d = R[in.d];                                        \
+    _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) { \
+      T x = a[i];                                          \
+      d[i] = T(expr);                                      \
+    }                                                      \
+    break;                                                 \
+  }
+#define TC_LOOP2(expr)                                     \
+  {                                                        \
+    const T *a = R[in.a], *b = R[in.b];                    \
+    T* d = R[in.d];                                        \
+    _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) { \
+      T x = a[i], y = b[i];                                \
+      d[i] = T(expr);                                      \
+    }                                                      \
+    break;                                                 \
+  }
+#define TC_LOOP_MVEC(name, expr)                \
+  {                                             \
+    if (fns.name.fn) {                          \
+      vec_apply(fns.name, R[in.a], R[in.d], n); \
+      break;                                    \
+    }                                           \
+    TC_LOOP1(expr)                              \
+  }
+
+template <class T>
+TC_INLINE T sigmoid_of(T x) {
+  return T(1) / (T(1) + fast_exp(-x));
+}
+template <class T>
+TC_INLINE T max_of(T x, T y) {
+  return (x != x || y != y) ? (x != x ? x : y) : (x > y ? x : y);
+}
+template <class T>
+TC_INLINE T min_of(T x, T y) {
+  return (x != x || y != y) ? (x != x ? x : y) : (x < y ? x : y);
+}
+template <class T>
+TC_INLINE T tanh_of(T x) {  // float32: the eager kernel's polynomial; float64 without libmvec
+  return fast_tanh(x);
+}
+template <class T>
+TC_INLINE T erf_of(T x) {
+  return fast_erf(x);
+}
+
+// Runs the program over one block of n <= kBlock elements; R[r] points at register r's
+// elements of this block.
+template <class T>
+TC_MULTIVERSION void run_block(const Instr* code, int n_code, T* const* R, int64_t n,
+                               const MathFns<T>& fns) {
+  for (int k = 0; k < n_code; k++) {
+    const Instr& in = code[k];
+    const T c = T(in.c);
+    (void)c;
+    switch (in.op) {
+      case kAdd:
+        TC_LOOP2(x + y)
+      case kSub:
+        TC_LOOP2(x - y)
+      case kMul:
+        TC_LOOP2(x * y)
+      case kDiv:
+        TC_LOOP2(x / y)
+      case kMaximum:
+        TC_LOOP2(max_of(x, y))
+      case kMinimum:
+        TC_LOOP2(min_of(x, y))
+      case kAddC:
+        TC_LOOP1(x + c)
+      case kSubC:
+        TC_LOOP1(x - c)
+      case kRSubC:
+        TC_LOOP1(c - x)
+      case kMulC:
+        TC_LOOP1(x * c)
+      case kDivC:
+        TC_LOOP1(x / c)
+      case kRDivC:
+        TC_LOOP1(c / x)
+      case kPowC:
+        TC_LOOP1(std::pow(x, c))
+      case kLeakyRelu:
+        TC_LOOP1(x > T(0) ? x : x * c)
+      case kClampLo:
+        TC_LOOP1(x <= c ? c : x)
+      case kClampHi:
+        TC_LOOP1(x >= c ? c : x)
+      case kNeg:
+        TC_LOOP1(-x)
+      case kAbs:
+        TC_LOOP1(std::fabs(x))
+      case kRelu:
+        TC_LOOP1((x > T(0) || x != x) ? x : T(0))
+      case kSigmoid:
+        TC_LOOP1(sigmoid_of(x))
+      case kTanh:
+        if constexpr (std::is_same_v<T, double>)
+          TC_LOOP_MVEC(tanh, tanh_of(x))
+        else
+          TC_LOOP1(tanh_of(x))
+      case kExp:
+        TC_LOOP1(fast_exp(x))
+      case kLog:
+        TC_LOOP1(fast_log(x))
+      case kSqrt:
+        TC_LOOP1(std::sqrt(x))
+      case kRsqrt:
+        TC_LOOP1(T(1) / std::sqrt(x))
+      case kReciprocal:
+        TC_LOOP1(T(1) / x)
+      case kErf:
+        if constexpr (std::is_same_v<T, double>)
+          TC_LOOP_MVEC(erf, erf_of(x))
+        else
+          TC_LOOP1(erf_of(x))
+      case kGelu:
+        TC_LOOP1(T(0.5) * x * (T(1) + fast_erf(x * T(0.70710678118654752440))))
+      case kGeluTanh:
+        TC_LOOP1(T(0.5) * x *
+                 (T(1) + fast_tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x))))
+      case kSilu:
+        TC_LOOP1(x / (T(1) + fast_exp(-x)))
+      case kSin:
+        TC_LOOP_MVEC(sin, std::sin(x))
+      case kCos:
+        TC_LOOP_MVEC(cos, std::cos(x))
+      default:
+        break;  // (check_program refuses other codes)
+    }
+  }
+}
+#undef TC_LOOP1
+#undef TC_LOOP2
+#undef TC_LOOP_MVEC
+
+// An input's walk over the output's (merged) shape: element strides, 0 where it broadcasts.
+struct InputWalk {
+  const char* base;
+  std::vector<int64_t> strides;
+  bool direct = false;    // contiguous in the output's order: read in place
+  bool constant = false;  // one element for all (a 0-d tensor, or all strides 0)
+};
+
+// dst[0..n) = the input's elements of output elements start..start+n.
+template <class T>
+void gather(const InputWalk& w, const std::vector<int64_t>& sizes, int64_t start, int64_t n,
+            T* dst) {
+  int nd = int(sizes.size());
+  int64_t idx[64];
+  int64_t off = 0, rem = start;
+  for (int d = nd - 1; d >= 0; d--) {
+    idx[d] = rem % sizes[d];
+    rem /= sizes[d];
+    off += idx[d] * w.strides[d];
+  }
+  const T* base = reinterpret_cast<const T*>(w.base);
+  const int64_t inner = sizes[nd - 1], s = w.strides[nd - 1];
+  for (int64_t i = 0; i < n;) {
+    int64_t run = std::min(n - i, inner - idx[nd - 1]);
+    const T* p = base + off;
+    if (s == 1)
+      std::memcpy(dst + i, p, size_t(run) * sizeof(T));
+    else if (s == 0)
+      std::fill(dst + i, dst + i + run, *p);
+    else
+      for (int64_t k = 0; k < run; k++) dst[i + k] = p[k * s];
+    i += run;
+    off += run * s;
+    idx[nd - 1] += run;
+    for (int d = nd - 1; d > 0 && idx[d] == sizes[d]; d--) {
+      off -= idx[d] * w.strides[d];
+      idx[d] = 0;
+      idx[d - 1]++;
+      off += w.strides[d - 1];
+    }
+  }
+}
+
+template <class T>
+void run_program(const Program& p, const std::vector<Tensor>& inputs,
+                 const std::vector<Tensor>& outs, const Shape& shape) {
+  int64_t numel = 1;
+  for (auto s : shape) numel *= s;
+  if (numel == 0) return;
+  int nd = int(shape.size());
+  // Each input's strides against the output's dims, then adjacent dims merged where every
+  // input allows (a contiguous tensor of any rank becomes one dim).
+  std::vector<std::vector<int64_t>> st(inputs.size(), std::vector<int64_t>(nd, 0));
+  for (size_t j = 0; j < inputs.size(); j++) {
+    const Tensor& t = inputs[j];
+    int lead = nd - int(t.dim());
+    for (int d = 0; d < t.dim(); d++) st[j][lead + d] = t.size(d) == 1 ? 0 : t.stride(d);
+  }
+  std::vector<int64_t> sizes;
+  std::vector<std::vector<int64_t>> mst(inputs.size());
+  for (int d = 0; d < nd; d++) {
+    if (shape[d] == 1) continue;
+    bool merge = !sizes.empty();
+    for (size_t j = 0; merge && j < inputs.size(); j++)
+      merge = mst[j].back() == st[j][d] * shape[d];
+    if (merge) {
+      sizes.back() *= shape[d];
+      for (size_t j = 0; j < inputs.size(); j++) mst[j].back() = st[j][d];
+    } else {
+      sizes.push_back(shape[d]);
+      for (size_t j = 0; j < inputs.size(); j++) mst[j].push_back(st[j][d]);
+    }
+  }
+  if (sizes.empty()) {  // one element
+    sizes.push_back(1);
+    for (auto& m : mst) m.push_back(0);
+  }
+  std::vector<InputWalk> walks(inputs.size());
+  for (size_t j = 0; j < inputs.size(); j++) {
+    InputWalk& w = walks[j];
+    w.base = inputs[j].data();
+    w.strides = mst[j];
+    int64_t expect = 1;  // contiguous over the merged dims: element i at base + i
+    w.direct = true;
+    for (int d = int(sizes.size()) - 1; d >= 0; d--) {
+      w.direct = w.direct && (sizes[d] == 1 || mst[j][d] == expect);
+      expect *= sizes[d];
+    }
+    w.constant = std::all_of(mst[j].begin(), mst[j].end(), [](int64_t s) { return s == 0; });
+  }
+  const int n_in = p.n_inputs;
+  std::vector<T*> out_base(p.n_regs, nullptr);
+  for (size_t k = 0; k < p.outputs.size(); k++) out_base[p.outputs[k]] = outs[k].data_as<T>();
+  const MathFns<T>& fns = math_fns<T>();
+  // The units of work: with rows of at least kMinRow elements, pieces of one row (an input
+  // whose row is contiguous is then read in place: a chunk of a bigger tensor, a bias),
+  // else blocks of kBlock elements in the output's order, gathered.
+  const int nd2 = int(sizes.size());
+  const int64_t L = sizes.back();
+  const bool by_rows = L >= kMinRow;
+  const int64_t per_row = by_rows ? (L + kBlock - 1) / kBlock : 1;
+  const int64_t piece = by_rows ? (L + per_row - 1) / per_row : kBlock;
+  const int64_t nunits = by_rows ? (numel / L) * per_row : (numel + kBlock - 1) / kBlock;
+  // Threads pay off sooner the more work an element takes (see ops.cpp's grains).
+  int64_t grain = std::max<int64_t>(kGrain / 2, kCheapGrain / int64_t(p.code.size() + 1));
+  int nt = numel >= grain ? int(std::min<int64_t>(get_num_threads(), nunits)) : 1;
+
+  // A thread's registers, for inputs that cannot be read in place and temporaries, a few
+  // cache lines off 4 KiB multiples (loads and stores 4 KiB apart stall each other).
+  const size_t stride = kBlock + 48;
+  auto setup = [&](std::unique_ptr<T[]>& scratch, T** R, T** slot) {
+    scratch.reset(new T[size_t(p.n_regs) * stride + 64]);
+    T* first =
+        scratch.get() + (64 - (reinterpret_cast<uintptr_t>(scratch.get()) / sizeof(T)) % 64) % 64;
+    for (int r = 0; r < p.n_regs; r++) R[r] = slot[r] = first + size_t(r) * stride + 16 * (r % 4);
+    for (int j = 0; j < n_in; j++)
+      if (walks[j].constant)
+        std::fill(R[j], R[j] + kBlock, *reinterpret_cast<const T*>(walks[j].base));
+  };
+  auto work = [&](int64_t u0, int64_t u1, T** R, T** slot) {
+    int64_t idx[64];
+    for (int64_t u = u0; u < u1; u++) {
+      int64_t start, n;
+      if (by_rows) {
+        int64_t row = u / per_row, j0 = (u % per_row) * piece;
+        start = row * L + j0;
+        n = std::min(piece, L - j0);
+        for (int d = nd2 - 2; d >= 0; d--) {
+          idx[d] = row % sizes[d];
+          row /= sizes[d];
+        }
+        for (int j = 0; j < n_in; j++) {
+          const InputWalk& w = walks[j];
+          if (w.constant) continue;
+          int64_t off = j0 * w.strides[nd2 - 1];
+          for (int d = 0; d < nd2 - 1; d++) off += idx[d] * w.strides[d];
+          const T* src = reinterpret_cast<const T*>(w.base) + off;
+          const int64_t s = w.strides[nd2 - 1];
+          if (s == 1) {
+            R[j] = const_cast<T*>(src);
+          } else {
+            R[j] = slot[j];
+            if (s == 0)
+              std::fill(R[j], R[j] + n, *src);
+            else
+              for (int64_t i = 0; i < n; i++) R[j][i] = src[i * s];
+          }
+        }
+      } else {
+        start = u * kBlock;
+        n = std::min<int64_t>(kBlock, numel - start);
+        for (int j = 0; j < n_in; j++) {
+          const InputWalk& w = walks[j];
+          if (w.constant) continue;
+          if (w.direct)
+            R[j] = const_cast<T*>(reinterpret_cast<const T*>(w.base)) + start;
+          else
+            gather(w, sizes, start, n, R[j] = slot[j]);
+        }
+      }
+      for (int r = n_in; r < p.n_regs; r++)
+        if (out_base[r]) R[r] = out_base[r] + start;
+      run_block<T>(p.code.data(), int(p.code.size()), R, n, fns);
+    }
+  };
+  if (nt <= 1) {
+    std::unique_ptr<T[]> scratch;
+    T *R[kMaxRegs], *slot[kMaxRegs];
+    setup(scratch, R, slot);
+    work(0, nunits, R, slot);
+    return;
+  }
+  // Threads take runs of units as they go (on a shared machine one may be held up).
+  const int64_t run = std::max<int64_t>(1, nunits / (int64_t(nt) * 16));
+  const int64_t nruns = (nunits + run - 1) / run;
+#pragma omp parallel num_threads(nt)
+  {
+    std::unique_ptr<T[]> scratch;
+    T *R[kMaxRegs], *slot[kMaxRegs];
+    setup(scratch, R, slot);
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t k = 0; k < nruns; k++) work(k * run, std::min(nunits, (k + 1) * run), R, slot);
+  }
+}
+
+// The outputs, or None when an output's own shape (the broadcast shape of the inputs it
+// depends on) is not the broadcast shape of all inputs: the caller then runs the ops one by
+// one.
+py::object fused_elementwise(const std::vector<int64_t>& code, const std::vector<double>& consts,
+                             const std::vector<Tensor>& inputs,
+                             const std::vector<int64_t>& outputs) {
+  const char* op = "_fused_elementwise";
+  Program p = check_program(code, consts, int64_t(inputs.size()), outputs);
+  ScalarType dt = inputs[0].dtype();
+  Shape shape;
+  for (size_t j = 0; j < inputs.size(); j++) {
+    const Tensor& t = inputs[j];
+    TC_CHECK(t.defined(), Type, op, ": input ", j, " is an undefined tensor");
+    TC_CHECK(t.dtype() == ScalarType::Float || t.dtype() == ScalarType::Double, Type, op,
+             ": expected float32 or float64 inputs, got ", dtype_name(t.dtype()), " (input ", j,
+             ")");
+    TC_CHECK(t.dtype() == dt, Type, op, ": every input needs one dtype, got ", dtype_name(dt),
+             " and ", dtype_name(t.dtype()), " (input ", j, ")");
+    TC_CHECK(t.device().type == DeviceType::CPU, Type, op, ": expected CPU tensors, got one on ",
+             t.device().str(), " (input ", j, ")");
+    TC_CHECK(t.dim() < 64, Value, op, ": too many dims (", t.dim(), ")");
+    shape = j == 0 ? t.sizes() : broadcast_shapes(shape, t.sizes(), op);
+  }
+  // Which inputs each register's value depends on (registers < 64, inputs < 64: bit masks).
+  uint64_t deps[kMaxRegs] = {};
+  for (int j = 0; j < p.n_inputs; j++) deps[j] = uint64_t(1) << j;
+  for (const Instr& in : p.code)
+    deps[in.d] = deps[in.a] | (in.op < kFirstScalarOp ? deps[in.b] : 0);
+  for (int r : p.outputs) {
+    Shape own;
+    bool first = true;
+    for (int j = 0; j < p.n_inputs; j++)
+      if (deps[r] >> j & 1) {
+        own = first ? inputs[j].sizes() : broadcast_shapes(own, inputs[j].sizes(), op);
+        first = false;
+      }
+    if (own != shape) return py::none();
+  }
+  std::vector<Tensor> outs;
+  for (size_t k = 0; k < p.outputs.size(); k++) outs.push_back(empty(shape, dt));
+  if (dt == ScalarType::Float)
+    run_program<float>(p, inputs, outs, shape);
+  else
+    run_program<double>(p, inputs, outs, shape);
+  return py::cast(outs);
+}
+
+}  // namespace
+
+void bind_fused(py::module_& m) {
+  m.def("_fused_elementwise", &fused_elementwise,
+        "_fused_elementwise(code, consts, inputs, outputs) -> list of Tensor or None\n\n"
+        "Runs a register-machine program of elementwise ops in one pass over memory (torch.jit's "
+        "fused kernel; torch/jit/_fuser.py writes the programs). ``code`` holds 4 ints an "
+        "instruction (op, dst, a, b) and ``consts`` one scalar an instruction; registers 0 to "
+        "len(inputs) - 1 are the inputs, which must be float32 or float64 CPU tensors of one "
+        "dtype and broadcast to one shape. ``outputs`` names the registers returned, each a "
+        "tensor of that shape; the result is None when an output depends only on inputs of a "
+        "smaller broadcast shape (the ops must then run one by one).",
+        py::arg("code"), py::arg("consts"), py::arg("inputs"), py::arg("outputs"), nograd);
+}
 
 }  // namespace tc

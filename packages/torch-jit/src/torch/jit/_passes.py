@@ -6,10 +6,10 @@
   result as a ``prim::Constant``;
 - :func:`eliminate_common_subexpressions` makes identical calls on identical values share
   one node;
-- :func:`fuse_elementwise` groups chains of elementwise ops into ``prim::FusionGroup``
+- :func:`fuse_elementwise` groups runs of elementwise ops into ``prim::FusionGroup``
   nodes. A group is one node whose block lists its elementwise ops over the group's
-  inputs; the interpreter runs them one by one (a fused kernel of the core will take the
-  same format).
+  inputs; the interpreter runs it as one pass of the core's fused kernel
+  (:mod:`torch.jit._fuser`), or op by op where the kernel does not apply.
 
 Random ops and ops that write into their inputs are never folded or merged, and a graph
 containing in-place ops is not rewritten by CSE or folding at all (values stop being
@@ -198,8 +198,154 @@ def _is_elementwise(node):
     )
 
 
+def _joins(group, produced, node):
+    """Whether elementwise ``node`` extends the open group: it reads the group's results, or
+    its result has the shape and dtype (as traced) of the group's last one."""
+    if any(v in produced for v in node.inputs):
+        return True
+    a, b = group[-1].outputs, node.outputs
+    if len(a) != 1 or len(b) != 1:
+        return False
+    a, b = a[0], b[0]
+    return a.shape is not None and (a.shape, a.dtype) == (b.shape, b.dtype)
+
+
+def _hoistable(node, produced):
+    """Whether ``node`` (not elementwise) may run before the open group: it reads none of
+    the group's results and has no effect (no writes, no blocks, no random numbers)."""
+    return not (
+        node.blocks
+        or writes_inputs(node)
+        or is_random(node)
+        or any(v in produced for v in node.inputs)
+    )
+
+
+class _NoPush(Exception):
+    pass
+
+
+def _chunk_args(node):
+    """(value, chunks, dim) of a ``chunk`` call, or None."""
+    if node.kind not in ("Tensor.chunk", "torch.chunk"):
+        return None
+    names = ["input", "chunks", "dim"]
+    if len(node.args) > 3 or any(k not in names for k in node.kwargs):
+        return None
+    a = dict(zip(names, node.args), **node.kwargs)
+    a.setdefault("dim", 0)
+    if not isinstance(a.get("input"), Value) or any(
+        isinstance(a.get(k), Value) or not isinstance(a.get(k), int) for k in ("chunks", "dim")
+    ):
+        return None
+    return a["input"], a["chunks"], a["dim"]
+
+
+def _chunk_sizes(n, chunks):
+    step = -(-n // chunks)
+    return [min(step, n - i) for i in range(0, n, step)]
+
+
+def push_chunks_up(graph):
+    """Move each ``chunk`` of an elementwise result above the elementwise ops that made it
+    (``(a + b).chunk(4, 1)`` becomes ``a.chunk(4, 1)[i] + b.chunk(4, 1)[i]``), through
+    results read by nothing else, so the ops before and after the chunk can fuse into one
+    group and the whole tensor is never written. Needs the traced shapes; a broadcast
+    operand (a bias) is chunked along its own dim, or used whole where it has size 1.
+    Returns the number of chunks moved."""
+    if _mutating(graph):
+        return 0
+    uses = {}
+    for n in graph.all_nodes():
+        for v in set(n.inputs):
+            uses[v] = uses.get(v, 0) + 1
+    outputs = set(values_in(graph.out))
+    for n in graph.all_nodes():
+        for b in n.blocks:
+            outputs.update(v for v in b.outputs if isinstance(v, Value))
+    producer = {v: n for n in graph.nodes for v in n.outputs}
+    removed, moved = set(), 0
+
+    def split(x, d, chunks, sizes, out=None, taken=None):
+        """Values for the pieces of ``x`` along its dim ``d`` (None: x broadcasts there)."""
+        if d is None or x.shape[d] == 1:
+            return [x] * len(sizes), []
+        if x.shape[d] != sum(sizes):
+            raise _NoPush
+        shapes = [x.shape[:d] + (k,) + x.shape[d + 1 :] for k in sizes]
+        p = producer.get(x)
+        single = (
+            p is not None
+            and p not in removed
+            and _is_elementwise(p)
+            and len(p.outputs) == 1
+            and uses.get(x) == 1
+            and x not in outputs
+        )
+        if not single:
+            outs = out or [Value("Tensor", sh, x.dtype) for sh in shapes]
+            return outs, [
+                Node("Tensor.chunk", (x, chunks, d), out=tuple(outs), source=p and p.source)
+            ]
+        pieces, nodes = {}, []
+        for v in p.inputs:
+            if v.type != "Tensor" or v.shape is None:
+                raise _NoPush
+            if v not in pieces:
+                dv = d - (len(x.shape) - len(v.shape))
+                pieces[v], made = split(v, dv if dv >= 0 else None, chunks, sizes, taken=taken)
+                nodes += made
+        taken.add(p)
+        outs = out or [Value("Tensor", sh, x.dtype) for sh in shapes]
+        for i, o in enumerate(outs):
+            piece = {v: ps[i] for v, ps in pieces.items()}
+            nodes.append(
+                Node(
+                    p.kind,
+                    map_values(p.args, lambda v, piece=piece: piece.get(v, v)),
+                    map_values(p.kwargs, lambda v, piece=piece: piece.get(v, v)),
+                    out=o,
+                    attrs=p.attrs,
+                    source=p.source,
+                )
+            )
+        return outs, nodes
+
+    new_nodes = []
+    for n in graph.nodes:
+        spec = _chunk_args(n)
+        x = spec and spec[0]
+        if spec and x.shape and producer.get(x) is not None and _is_elementwise(producer[x]):
+            _, chunks, dim = spec
+            d = dim + len(x.shape) if dim < 0 else dim
+            outs = n.outputs
+            if 0 <= d < len(x.shape) and x.shape[d] > 0 and chunks > 0:
+                sizes = _chunk_sizes(x.shape[d], chunks)
+                if len(sizes) == len(outs) and isinstance(n.out, tuple):
+                    taken = set()
+                    try:
+                        _, made = split(x, d, chunks, sizes, out=list(n.out), taken=taken)
+                    except _NoPush:
+                        made = None
+                    if made and taken:  # (else the chunk stays where it is)
+                        removed.update(taken)
+                        new_nodes.extend(made)
+                        moved += 1
+                        continue
+        new_nodes.append(n)
+    graph.nodes = [n for n in new_nodes if n not in removed]
+    return moved
+
+
 def fuse_elementwise(graph, min_size=2):
-    """Group chains of consecutive elementwise ops. Returns the number of groups made."""
+    """Group runs of elementwise ops. Returns the number of groups made.
+
+    A run is consecutive elementwise ops each of which reads a result of the ones before or
+    has the same (traced) shape and dtype; an op that is not elementwise and reads none of
+    the run's results moves above it, so the run goes on after it (``x @ w1 + b1`` and
+    ``h @ w2`` in ``x @ w1 + b1 + h @ w2 + b2`` leave the three additions one group).
+    :func:`push_chunks_up` runs first."""
+    push_chunks_up(graph)
     uses = {}  # value -> number of nodes outside a candidate group reading it
     for n in graph.all_nodes():
         for v in n.inputs:
@@ -238,14 +384,19 @@ def fuse_elementwise(graph, min_size=2):
             new_nodes.extend(group)
         group.clear()
 
+    produced = set()
     for n in graph.nodes:
         if _is_elementwise(n):
-            produced = {v for g in group for v in g.outputs}
-            if group and not any(v in produced for v in n.inputs):
+            if group and not _joins(group, produced, n):
                 close()
+                produced.clear()
             group.append(n)
+            produced.update(n.outputs)
+        elif group and _hoistable(n, produced):
+            new_nodes.append(n)  # (runs before the group, which comes after it)
         else:
             close()
+            produced.clear()
             new_nodes.append(n)
     close()
     graph.nodes = new_nodes

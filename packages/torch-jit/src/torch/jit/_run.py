@@ -1,9 +1,14 @@
 """The interpreter: runs a graph's nodes one by one through the normal (autograd-enabled)
-ops, so gradients reach the parameters exactly as in eager mode."""
+ops, so gradients reach the parameters exactly as in eager mode.
+
+:func:`run_graph` runs a copy of the graph with its elementwise chains grouped
+(:func:`torch.jit._passes.fuse_elementwise`, made on the first call); a fusion group runs
+as one call of the core's fused kernel (:mod:`torch.jit._fuser`) when no input needs a
+gradient, and op by op otherwise."""
 
 import torch
-from torch.jit import _trace
-from torch.jit._ir import Value, map_values
+from torch.jit import _fuser, _passes, _trace
+from torch.jit._ir import Value, copy_graph, map_values
 from torch.jit._ops import resolve
 
 
@@ -88,16 +93,51 @@ def _run_loop(node, env):
 
 
 def _run_fusion(node, env):
-    """A fusion group: its elementwise ops one by one (a fused kernel plugs in here)."""
-    sub = node.blocks[0]
-    outs = run_block(sub, env, map_values(node.args, env.__getitem__))
+    """A fusion group: one pass of the core's fused kernel (torch/jit/_fuser.py) where it
+    can, else its elementwise ops one by one: while tracing, when an input requires grad
+    (and grad mode is on), under CPU autocast, or for inputs and ops the kernel lacks."""
+    ins = [env[v] for v in node.args]  # (a group's arguments are its input values)
+    outs = None
+    if _trace_off():
+        program = node._fn
+        if program is None:
+            program = node._fn = _fuser.compile_group(node) or False
+        if (
+            program
+            and not (
+                torch.is_grad_enabled()
+                and any(isinstance(x, torch.Tensor) and x.requires_grad for x in ins)
+            )
+            and not torch.is_autocast_enabled("cpu")  # (autocast may cast some of the ops)
+        ):
+            outs = program.run(ins)
+    if outs is None:
+        outs = run_block(node.blocks[0], env, ins)
     _bind(node.out, tuple(outs) if isinstance(node.out, tuple) else outs[0], env)
+
+
+def _executable(graph):
+    """The graph that runs for ``graph``: a copy with its elementwise chains grouped into
+    fusion groups (made once, and again when a pass has changed ``graph``'s nodes), or
+    ``graph`` itself when it has fusion groups already or nothing to group."""
+    cached = getattr(graph, "_exec_cache", None)
+    if cached is not None and cached[0] is graph.nodes and cached[1] == len(graph.nodes):
+        return cached[2]
+    run = graph
+    if not any(n.kind == "prim::FusionGroup" for n in graph.nodes):
+        fused = copy_graph(graph)
+        if _passes.fuse_elementwise(fused):
+            run = fused
+    graph._exec_cache = (graph.nodes, len(graph.nodes), run)
+    return run
 
 
 def run_graph(graph, inputs, params):
     """Run ``graph`` on flat tensor ``inputs`` with ``params`` (name -> tensor)."""
     if len(inputs) != len(graph.inputs):
         raise RuntimeError(f"expected {len(graph.inputs)} inputs, got {len(inputs)}")
+    if _trace_off():
+        graph = _executable(graph)
     env = dict(zip(graph.inputs, inputs))
     for name, v in graph.params.items():
         env[v] = params[name]
