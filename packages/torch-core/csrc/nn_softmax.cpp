@@ -4,11 +4,14 @@
 // contiguous and handled one at a time; otherwise a block of up to kCols columns of one
 // outer index is processed together, each pass running along the contiguous inner dim.
 // The max is subtracted before exp, so large inputs do not overflow.
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "nn_kernels.h"
+#include "vecmath.h"
 
 namespace tc {
 
@@ -43,18 +46,45 @@ void for_blocks(const RowShape& r, const F& f) {
   }
 }
 
-// One contiguous row (inner == 1). TC_MULTIVERSION: compiled for AVX2 machines too.
+// Rows of n contiguous values (inner == 1), in groups of about kGroup values: the group's
+// shifted values x - max first, then one exp over the whole group (glibc's vector expf for
+// float: 2x the own polynomial), then each row's sum and scaling. Short rows (attention's
+// 64) thus pay for one call per group, not per row. TC_MULTIVERSION: also for AVX2 machines.
+constexpr int64_t kGroup = 4096;
+
 template <class T>
-TC_MULTIVERSION void softmax_row(const T* __restrict x, T* __restrict y, int64_t n, bool log) {
-  T mx = lane_max(x, n);
-  for (int64_t i = 0; i < n; i++) y[i] = fast_exp(x[i] - mx);
-  T s = lane_sum<T>(n, [&](int64_t i) { return y[i]; });
-  if (log) {  // (x - max) - log(sum): max + log(sum) would round away the log near 3e38
-    T ls = std::log(s);
-    for (int64_t i = 0; i < n; i++) y[i] = (x[i] - mx) - ls;
-  } else {
-    T inv = T(1) / s;
-    for (int64_t i = 0; i < n; i++) y[i] *= inv;
+TC_MULTIVERSION void softmax_rows(const T* __restrict x, T* __restrict y, int64_t rows, int64_t n,
+                                  bool log) {
+  static const VecMath vexp = find_vec_math<T>("exp");
+  const bool vec = std::is_same_v<T, float> && vexp.fn;
+  const int64_t per = std::max<int64_t>(1, kGroup / n);
+  T mx[kGroup];
+  for (int64_t r0 = 0; r0 < rows; r0 += per) {
+    const int64_t m = std::min(per, rows - r0);
+    const T* xg = x + r0 * n;
+    T* yg = y + r0 * n;
+    for (int64_t r = 0; r < m; r++) {
+      const T* xr = xg + r * n;
+      T* yr = yg + r * n;
+      const T mr = mx[r] = lane_max(xr, n);
+      if (vec)
+        for (int64_t i = 0; i < n; i++) yr[i] = xr[i] - mr;
+      else
+        for (int64_t i = 0; i < n; i++) yr[i] = fast_exp(xr[i] - mr);
+    }
+    if (vec) vec_apply(vexp, yg, yg, m * n);
+    for (int64_t r = 0; r < m; r++) {
+      const T* xr = xg + r * n;
+      T* yr = yg + r * n;
+      T s = lane_sum<T>(n, [&](int64_t i) { return yr[i]; });
+      if (log) {  // (x - max) - log(sum): max + log(sum) would round away the log near 3e38
+        T ls = std::log(s);
+        for (int64_t i = 0; i < n; i++) yr[i] = (xr[i] - mx[r]) - ls;
+      } else {
+        T inv = T(1) / s;
+        for (int64_t i = 0; i < n; i++) yr[i] *= inv;
+      }
+    }
   }
 }
 
@@ -120,12 +150,26 @@ void for_rows(const RowShape& r, const F& f) {
   for (int64_t o = 0; o < r.outer; o++) f(o * r.n);
 }
 
+// f(first row, rows) over the threads, one range of rows each
+template <class F>
+void for_row_ranges(const RowShape& r, const F& f) {
+  int nt = r.outer > 1 && r.outer * r.n >= kGrain ? get_num_threads() : 1;
+  nt = int(std::min<int64_t>(nt, r.outer));
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    const int t = omp_get_thread_num(), k = omp_get_num_threads();
+    const int64_t o0 = r.outer * t / k, o1 = r.outer * (t + 1) / k;
+    if (o1 > o0) f(o0, o1 - o0);
+  }
+}
+
 template <class T>
 void softmax_cpu(const RowShape& r, const Tensor& xt, const Tensor& yt, bool log) {
   const T* x = xt.data_as<T>();
   T* y = yt.data_as<T>();
   if (r.inner == 1) {
-    for_rows(r, [&](int64_t off) { softmax_row(x + off, y + off, r.n, log); });
+    for_row_ranges(
+        r, [&](int64_t o, int64_t m) { softmax_rows(x + o * r.n, y + o * r.n, m, r.n, log); });
     return;
   }
   for_blocks(r, [&](int64_t o, int64_t c0, int64_t c1) {
