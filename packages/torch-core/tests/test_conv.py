@@ -572,12 +572,12 @@ def test_conv_float32_short_lines(width, k, kw):
     y = torch.conv2d(T(x), T(w), **kw)
     ref = ref_conv(x.astype(np.float64), w.astype(np.float64), **kw)
     np.testing.assert_allclose(y.numpy(), ref, rtol=1e-4, atol=1e-4)
-    cols = torch.nn.functional.unfold(T(x), k, **kw)
+    cols = unfold(T(x), k, **kw)
     np.testing.assert_allclose(cols.numpy(), ref_unfold(x, k, **kw), rtol=0, atol=0)
     # fold (col2im, also the input gradient's last step): the masked-add twin
     c = rand(*cols.shape, seed=3, dtype=np.float32)
     size = (4, width)
-    got = torch.nn.functional.fold(T(c), size, k, **kw)
+    got = fold(T(c), size, k, **kw)
     want = ref_fold(c.astype(np.float64), size, k, **kw)
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)
 
