@@ -124,6 +124,15 @@ def fmt(x, spec=".3g", suffix=""):
     return "n/a" if x is None else format(x, spec) + suffix
 
 
+def run_measure(cmd, timeout):
+    """Run a benchmark script's ``--measure`` command; its JSON (the last line on stdout), or
+    {"error": the last line of stderr} when it fails."""
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr else "failed"}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def markdown_table(head, body, out=sys.stdout):
     """Print rows of cells as a markdown table with padded columns (also used by
     op_sweep.py and models.py)."""

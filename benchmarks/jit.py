@@ -27,11 +27,10 @@ import math
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 
-from compare import markdown_table  # benchmarks/compare.py, beside this file
+from compare import markdown_table, run_measure  # benchmarks/compare.py, beside this file
 
 BLOCKS = {
     "gelu_mlp": "GELU MLP x(4096,64) 64-256-64",
@@ -126,10 +125,7 @@ def run_one(python, args):
            "--rounds", str(args.rounds), "--stat", args.stat]  # fmt: skip
     if args.threads:
         cmd += ["--threads", str(args.threads)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-    if done.returncode != 0:
-        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr else "failed"}
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_measure(cmd, args.timeout)
 
 
 def _ms(x):

@@ -29,11 +29,10 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 
-from compare import markdown_table  # benchmarks/compare.py, beside this file
+from compare import markdown_table, run_measure  # benchmarks/compare.py, beside this file
 
 FIGURES = {
     "spmm": "COO {n}x{n} @ {density:.0%} x dense {n}x64, f32 (ms)",
@@ -98,10 +97,7 @@ def run_one(python, args):
            "--density", str(args.density), "--repeats", str(args.repeats)]  # fmt: skip
     if args.threads:
         cmd += ["--threads", str(args.threads)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-    if done.returncode != 0:
-        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr else "failed"}
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_measure(cmd, args.timeout)
 
 
 def main():
