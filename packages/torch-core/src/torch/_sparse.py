@@ -1393,17 +1393,14 @@ _install_dense_methods()
 _SPARSE_TYPES = frozenset((SparseCOOTensor, SparseCSRTensor))
 
 
-def _sparse_mm(input, mat2, *, out=None):
-    if out is not None:
-        raise RuntimeError("mm(): out= is not supported with sparse arguments")
+# (out= never reaches these: _SparseTensor._gate_override refuses it first)
+def _sparse_mm(input, mat2):
     if isinstance(input, _SparseTensor):
         return _mm(input, mat2, "mm")
     return _dense_mm_sparse(input, mat2, "mm")
 
 
-def _sparse_addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
-    if out is not None:
-        raise RuntimeError("addmm(): out= is not supported with sparse arguments")
+def _sparse_addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if isinstance(input, _SparseTensor):
         input = input.to_dense()
     prod = _sparse_mm(mat1, mat2)
