@@ -112,11 +112,11 @@ bool pack_call(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObj
 // without it (nn.Parameter) cost one type comparison or one cached type lookup.
 PyObject* g_override_name = nullptr;  // "_gate_override"
 
-PyObject* override_of(PyObject* const* args, Py_ssize_t n) {  // a new reference, or null
+PyTypeObject* override_type(PyObject* const* args, Py_ssize_t n) {  // borrowed, or null
   for (Py_ssize_t i = 0; i < n; i++) {
     PyTypeObject* t = Py_TYPE(args[i]);
     if (t == g_tensor_type || !PyType_IsSubtype(t, g_tensor_type)) continue;
-    if (_PyType_Lookup(t, g_override_name)) return PyObject_GetAttr((PyObject*)t, g_override_name);
+    if (_PyType_Lookup(t, g_override_name)) return t;
   }
   return nullptr;
 }
@@ -125,7 +125,9 @@ PyObject* gate_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObje
   auto* g = reinterpret_cast<GradGate*>(self);
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  if (PyObject* handler = override_of(args, nargs + nkw)) {
+  if (PyTypeObject* type = override_type(args, nargs + nkw)) {
+    PyObject* handler = PyObject_GetAttr(reinterpret_cast<PyObject*>(type), g_override_name);
+    if (!handler) return nullptr;
     PyObject *tuple, *kwargs;
     PyObject* result = nullptr;
     if (pack_call(args, nargs, kwnames, tuple, kwargs)) {
@@ -137,8 +139,6 @@ PyObject* gate_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObje
     Py_DECREF(handler);
     if (result != Py_NotImplemented) return result;
     Py_DECREF(result);
-  } else if (PyErr_Occurred()) {
-    return nullptr;
   }
   bool record = false;
   if (t_grad_enabled && g_recorder) {
