@@ -138,6 +138,39 @@ def test_inplace_module_modifies_input_and_keeps_gradients():
     assert base.grad.tolist() == (np.asarray(X) > 0).astype(float).tolist()
 
 
+# Every in-place form under autograd: the gradient equals the out-of-place form's (their
+# formulas keep the input, which the in-place write must not overwrite: DCGAN's
+# LeakyReLU(inplace=True) raised "modified by an inplace operation" in backward).
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x, ip: F.threshold(x, 0.5, -2.0, inplace=ip),
+        lambda x, ip: F.hardtanh(x, -1.0, 2.0, inplace=ip),
+        lambda x, ip: F.relu6(x, inplace=ip),
+        lambda x, ip: F.leaky_relu(x, 0.2, inplace=ip),
+        lambda x, ip: F.elu(x, 0.7, inplace=ip),
+        lambda x, ip: F.selu(x, inplace=ip),
+        lambda x, ip: F.celu(x, 1.3, inplace=ip),
+        lambda x, ip: F.rrelu(x, inplace=ip),
+        lambda x, ip: F.silu(x, inplace=ip),
+        lambda x, ip: F.mish(x, inplace=ip),
+        lambda x, ip: F.hardsigmoid(x, inplace=ip),
+        lambda x, ip: F.hardswish(x, inplace=ip),
+        lambda x, ip: F.softsign(x) if not ip else F.softsign_(x),
+    ],
+)
+def test_inplace_forms_give_the_out_of_place_gradients(call):
+    grads = []
+    for ip in (False, True):
+        base = torch.tensor(X, requires_grad=True)
+        x = base * 1.0
+        y = call(x, ip)
+        assert (y is x) == ip
+        (y * torch.arange(10.0, dtype=torch.float64).reshape(2, 5)).sum().backward()
+        grads.append(base.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12, atol=1e-12)
+
+
 def test_prelu_per_channel():
     m = nn.PReLU(3, init=0.1)
     assert m.weight.shape == (3,) and m.weight.tolist() == pytest.approx([0.1] * 3)

@@ -9,6 +9,7 @@ from torch.nn._functional.common import (
     _check_tensor,
     _float_only,
     _inplace,
+    _operand,
     _opmath,
     _scalar,
 )
@@ -40,7 +41,8 @@ def threshold(input, threshold, value, inplace=False):
         th = _scalar(threshold, input.dtype, op, "threshold")
     val = _scalar(value, input.dtype, op, "value")
     # x <= threshold: NaN compares false and is kept, as in PyTorch
-    r = input.masked_fill(input <= th, val)
+    x = _operand(input, inplace)
+    r = x.masked_fill(x <= th, val)
     return _inplace(input, r) if inplace else r
 
 
@@ -72,12 +74,13 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         )
     lo = _scalar(min_val, input.dtype, op, "min_val")
     hi = _scalar(max_val, input.dtype, op, "max_val")
+    x = _operand(input, inplace)
     if lo != lo or hi != hi:  # a NaN limit: clamp's NaN result
-        r = torch.clamp(input, lo, hi)
-    elif input.is_floating_point():
-        r = _C._hardtanh(input, lo, hi)
+        r = torch.clamp(x, lo, hi)
+    elif x.is_floating_point():
+        r = _C._hardtanh(x, lo, hi)
     else:
-        r = input.masked_fill(input <= lo, lo).masked_fill(input >= hi, hi)
+        r = x.masked_fill(x <= lo, lo).masked_fill(x >= hi, hi)
     return _inplace(input, r) if inplace else r
 
 
@@ -95,7 +98,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x where x > 0, else negative_slope * x."""
     _float_only(input, "leaky_relu")
     negative_slope = _opmath(negative_slope, input, "leaky_relu", "negative_slope")
-    r = _C._leaky_relu(input, negative_slope)
+    r = _C._leaky_relu(_operand(input, inplace), negative_slope)
     return _inplace(input, r) if inplace else r
 
 
@@ -107,7 +110,7 @@ def leaky_relu_(input, negative_slope=0.01):
 def elu(input, alpha=1.0, inplace=False):
     """x where x > 0, else alpha * (exp(x) - 1)."""
     _float_only(input, "elu")
-    r = _C._elu(input, _opmath(alpha, input, "elu", "alpha"), 1.0)
+    r = _C._elu(_operand(input, inplace), _opmath(alpha, input, "elu", "alpha"), 1.0)
     return _inplace(input, r) if inplace else r
 
 
@@ -120,7 +123,7 @@ def selu(input, inplace=False):
     """scale * elu(x, alpha) with the self-normalising constants (scale 1.0507..., alpha
     1.6733...)."""
     _float_only(input, "selu")
-    r = _C._selu(input)
+    r = _C._selu(_operand(input, inplace))
     return _inplace(input, r) if inplace else r
 
 
@@ -135,7 +138,7 @@ def celu(input, alpha=1.0, inplace=False):
     alpha = _opmath(alpha, input, "celu", "alpha")
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: celu(): alpha cannot be 0 for CELU")
-    r = _C._elu(input, alpha, 1.0 / alpha)
+    r = _C._elu(_operand(input, inplace), alpha, 1.0 / alpha)
     return _inplace(input, r) if inplace else r
 
 
@@ -162,12 +165,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
             f"rrelu(): Lower bound should be less than or equal to the upper bound, got "
             f"lower={lower}, upper={upper}"
         )
-    pos = input > 0
+    x = _operand(input, inplace)
+    pos = x > 0
     if training:
-        slope = torch.empty_like(input).uniform_(lower, upper) if lower < upper else lower
-        r = torch.where(pos, input, input * slope)
+        slope = torch.empty_like(x).uniform_(lower, upper) if lower < upper else lower
+        r = torch.where(pos, x, x * slope)
     else:
-        r = torch.where(pos, input, input * ((lower + upper) / 2))
+        r = torch.where(pos, x, x * ((lower + upper) / 2))
     return _inplace(input, r) if inplace else r
 
 
@@ -194,14 +198,15 @@ def gelu(input, approximate="none"):
 def silu(input, inplace=False):
     """x * sigmoid(x)."""
     _float_only(input, "silu")
-    r = _C._silu(input)
+    r = _C._silu(_operand(input, inplace))
     return _inplace(input, r) if inplace else r
 
 
 def mish(input, inplace=False):
     """x * tanh(softplus(x))."""
     _float_only(input, "mish")
-    r = input * torch.tanh(softplus(input))
+    x = _operand(input, inplace)
+    r = x * torch.tanh(softplus(x))
     return _inplace(input, r) if inplace else r
 
 
@@ -214,14 +219,15 @@ def _relu6_of_x_plus_3(input):
 def hardsigmoid(input, inplace=False):
     """relu6(x + 3) / 6."""
     _float_only(input, "hardsigmoid")
-    r = _relu6_of_x_plus_3(input) / 6
+    r = _relu6_of_x_plus_3(_operand(input, inplace)) / 6
     return _inplace(input, r) if inplace else r
 
 
 def hardswish(input, inplace=False):
     """x * relu6(x + 3) / 6."""
     _float_only(input, "hardswish")
-    r = input * _relu6_of_x_plus_3(input) / 6
+    x = _operand(input, inplace)
+    r = x * _relu6_of_x_plus_3(x) / 6
     return _inplace(input, r) if inplace else r
 
 
@@ -335,4 +341,4 @@ def prelu(input, weight):
 
 def softsign_(input):
     """In-place :func:`softsign`; returns ``input``."""
-    return _inplace(input, softsign(input))
+    return _inplace(input, softsign(_operand(input, True)))

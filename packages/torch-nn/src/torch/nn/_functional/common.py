@@ -24,6 +24,16 @@ def _inplace(input, result):
     return input.copy_(result)
 
 
+def _operand(input, inplace):
+    """What an activation computes from: ``input``, or a copy of it for an in-place form
+    that autograd records. Gradient formulas keep their input (leaky_relu's sign, silu's x),
+    which the write into ``input`` would overwrite; PyTorch copies the original input of
+    such in-place ops too."""
+    if inplace and input.requires_grad and torch.is_grad_enabled():
+        return input.clone()
+    return input
+
+
 def _tensors(op, **tensors):
     """TypeError for each of the named arguments that is not a tensor (None is allowed for
     the optional ones: pass only required ones, or check None before)."""
