@@ -20,7 +20,18 @@ PACKAGES = {
 
 def test_depends_on_exactly_our_nine_packages():
     plain = [r for r in requires("torch-all") if "extra ==" not in r]
-    assert sorted(plain) == sorted(f"{name}==0.1.*" for name in PACKAGES)
+    want = [f"{name}==0.1.*" for name in PACKAGES if name != "torch-core"]
+    assert sorted(plain) == sorted(want + ["torch-core[mkl]==0.1.*"])
+
+
+def test_the_core_comes_with_intel_libraries_on_x86_64_linux():
+    import platform
+    import sys
+
+    import torch
+
+    if platform.machine() == "x86_64" and sys.platform == "linux":
+        assert torch.backends.mkl.is_available() and torch.backends.mkldnn.is_available()
 
 
 def test_examples_extra_brings_numpy_and_scikit_learn():

@@ -1,13 +1,44 @@
-// blas.cpp — matrix products. float32/float64 go to OpenBLAS (scipy-openblas32); 16-bit
-// floats compute in float32 through it; integer types use a plain loop (off the main path).
+// blas.cpp — matrix products. float32/float64 go to OpenBLAS (scipy-openblas32), or to MKL
+// where it is installed (Note [MKL]); 16-bit floats compute in float32 through them; integer
+// types use a plain loop (off the main path).
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include "cpu_gemm.h"
 #include "ops.h"
 
 namespace tc {
 
-void set_blas_threads(int n) { scipy_openblas_set_num_threads(n); }
+void set_blas_threads(int n) {
+  scipy_openblas_set_num_threads(n);
+  if (mkl.set_num_threads) mkl.set_num_threads(n);
+}
+
+std::string load_mkl(const std::string& path) {
+  if (mkl.sgemm) return "";
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return dlerror();
+  auto sym = [&](const char* name) { return dlsym(lib, name); };
+  MklApi api;
+  api.sgemm = reinterpret_cast<MklApi::Sgemm>(sym("cblas_sgemm"));
+  api.dgemm = reinterpret_cast<MklApi::Dgemm>(sym("cblas_dgemm"));
+  api.set_num_threads_local = reinterpret_cast<int (*)(int)>(sym("MKL_Set_Num_Threads_Local"));
+  api.set_num_threads = reinterpret_cast<void (*)(int)>(sym("MKL_Set_Num_Threads"));
+  auto set_layer = reinterpret_cast<int (*)(int)>(sym("MKL_Set_Threading_Layer"));
+  if (!api.sgemm || !api.dgemm || !api.set_num_threads_local || !api.set_num_threads ||
+      !set_layer) {
+    dlclose(lib);
+    return path + " lacks MKL's CBLAS or service functions";
+  }
+  constexpr int kGnuThreading = 3;  // MKL_THREADING_GNU: MKL's threads are libgomp's
+  if (set_layer(kGnuThreading) != kGnuThreading) {
+    dlclose(lib);  // (nothing of it ran: the threading layer must be set before any call)
+    return "MKL refused its GNU OpenMP threading layer";
+  }
+  api.set_num_threads(get_num_threads());
+  mkl = api;
+  return "";
+}
 
 // How BLAS reads a matrix without copying it: row-major with a leading dimension,
 // or transposed; false when neither stride is 1.

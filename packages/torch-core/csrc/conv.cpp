@@ -775,6 +775,8 @@ void conv_cpu(const ConvPlan& c, const Tensor& xt, const Tensor& wt, const Tenso
   const T *x = xt.data_as<T>(), *w = wt.data_as<T>(), *b = bt.defined() ? bt.data_as<T>() : nullptr;
   T* y = yt.data_as<T>();
   const ConvGeom& g = c.g;
+  if constexpr (std::is_same_v<T, float>)
+    if (onednn_conv(c, int(xt.dim()) - 2, x, w, b, y)) return;
   if (c.transposed && c.C / c.groups <= kThin)
     conv_transpose_direct<T>(x, w, b, y, c.N, g, c.C, c.groups);
   else if (c.transposed && shift_fits(g, c.C / c.groups))
@@ -794,6 +796,8 @@ void conv_weight_grad_cpu(const ConvPlan& c, const Tensor& xt, const Tensor& gyt
                           const Tensor& gwt) {
   const T *x = xt.data_as<T>(), *gy = gyt.data_as<T>();
   T* gw = gwt.data_as<T>();
+  if constexpr (std::is_same_v<T, float>)
+    if (onednn_conv_weight_grad(c, int(xt.dim()) - 2, x, gy, gw)) return;
   if (c.O / c.groups <= kThin)
     weight_grad_direct<T>(x, gy, gw, c.N, c.g, c.O, c.groups);
   else if (shift_fits(c.g, c.C / c.groups))

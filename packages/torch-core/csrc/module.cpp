@@ -1,6 +1,8 @@
 // module.cpp — the torch._C extension module: errors, dtypes, devices, generators, and
 // the registration of the Tensor class (methods in bind_tensor/bind_ops/bind_interop).
 #include "bind.h"
+#include "cpu_gemm.h"
+#include "nn_kernels.h"
 
 namespace tc {
 
@@ -321,6 +323,19 @@ PYBIND11_MODULE(_C, m) {
   m.def("set_num_threads", &set_num_threads, "Sets the number of threads used by kernels and BLAS.",
         nograd);
   m.def("get_num_threads", &get_num_threads, "Number of threads used by kernels and BLAS.", nograd);
+  m.def("_load_mkl", &load_mkl, py::arg("path"),
+        "Routes float32/float64 matrix products to the MKL library at path; returns '' or why "
+        "not (the products then stay OpenBLAS's).",
+        nograd);
+  m.def(
+      "_has_mkl", [] { return mkl.sgemm != nullptr; }, "Whether matrix products use MKL.", nograd);
+  m.def("_load_onednn", &load_onednn, py::arg("path"),
+        "Runs float32 convolutions through the oneDNN library at path; returns '' or why not.",
+        nograd);
+  m.def("_has_onednn", &onednn_loaded, "Whether oneDNN is loaded.", nograd);
+  m.def("_onednn_enabled", &onednn_enabled, nograd);
+  m.def("_onednn_runs", &onednn_runs, "Convolutions oneDNN ran so far (for tests).", nograd);
+  m.def("_set_onednn_enabled", &set_onednn_enabled, py::arg("enabled"), nograd);
   m.def("_set_size_class", [](py::object cls) { g_size_class = cls; }, nograd);
 
   // ---------------------------------------------------------------- tensors

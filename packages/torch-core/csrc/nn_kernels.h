@@ -146,6 +146,16 @@ struct ConvPlan {
   int64_t N = 0, C = 0, O = 0, groups = 1;
   bool transposed = false;
 };
+// Note [oneDNN] (onednn.cpp): float32 convolutions (nd spatial dims, contiguous buffers) run
+// through oneDNN where it is loaded and enabled; false: the caller runs its own kernels.
+bool onednn_conv(const ConvPlan& c, int nd, const float* x, const float* w, const float* b,
+                 float* y);
+bool onednn_conv_weight_grad(const ConvPlan& c, int nd, const float* x, const float* gy, float* gw);
+std::string load_onednn(const std::string& path);  // "" on success, else why not
+bool onednn_loaded();
+bool onednn_enabled();
+void set_onednn_enabled(bool on);  // torch.backends.mkldnn.enabled
+int64_t onednn_runs();             // convolutions it ran so far
 // x, w contiguous; b undefined or (O); y (N, O, *out)
 using ConvFn = void (*)(const ConvPlan& c, const Tensor& x, const Tensor& w, const Tensor& b,
                         const Tensor& y);

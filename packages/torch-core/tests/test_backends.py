@@ -1,7 +1,8 @@
 """torch.backends and the global switches (matmul precision, deterministic algorithms).
 
 Expected values are PyTorch 2.13's on a machine without CUDA, except where this build
-differs on purpose (no oneDNN or MKL: ``mkldnn``/``mkl.is_available()`` are ours only).
+differs on purpose (oneDNN and MKL are optional: ``mkldnn``/``mkl.is_available()`` say
+whether their wheels are installed).
 """
 
 import warnings
@@ -59,9 +60,17 @@ def test_other_backends():
 
 
 @pytest.mark.ours_only
-def test_no_onednn_or_mkl_in_this_build():
-    assert torch.backends.mkldnn.is_available() is False
-    assert torch.backends.mkl.is_available() is False
+def test_onednn_and_mkl_are_used_exactly_where_their_wheels_are_installed():
+    from importlib.metadata import PackageNotFoundError, version
+
+    def installed(dist):
+        try:
+            return bool(version(dist))
+        except PackageNotFoundError:
+            return False
+
+    assert torch.backends.mkldnn.is_available() is installed("onednn-cpu-gomp")
+    assert torch.backends.mkl.is_available() is installed("mkl")
 
 
 def test_float32_matmul_precision_and_allow_tf32_are_one_setting():

@@ -52,7 +52,14 @@ from torch._C import (  # noqa: F401
 )
 from torch._packages import install_missing_package_hints
 from torch._size import Size
+from torch.backends import mkl as _mkl
+from torch.backends import mkldnn as _mkldnn
 from torch.version import __version__  # noqa: F401
+
+# Intel's libraries where their optional wheels are installed (torch-core[mkl]): MKL's
+# matrix products (Note [MKL] in cpu_gemm.h), oneDNN's convolutions (Note [oneDNN]).
+_mkl._load()
+_mkldnn._load()
 
 _C._set_size_class(Size)
 
