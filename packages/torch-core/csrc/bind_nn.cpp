@@ -61,6 +61,18 @@ void bind_nn(py::module_& m, py::class_<Tensor>&) {
         return py::make_tuple(r.out, r.mean, r.invstd);
       },
       nograd);
+  m.def("_layer_norm", [](const Tensor& x, Int64 k, py::handle w, py::handle b, double eps) {
+    NormResult r = layer_norm(x, k, maybe(w), maybe(b), eps);
+    return py::make_tuple(r.out, r.mean, r.invstd);
+  });
+  m.def(
+      "_layer_norm_backward",
+      [](const Tensor& g, const Tensor& x, Int64 k, py::handle w, const Tensor& mean,
+         const Tensor& rstd) {
+        NormResult r = layer_norm_backward(g, x, k, maybe(w), mean, rstd);
+        return py::make_tuple(r.out, r.mean, r.invstd);
+      },
+      nograd);
   // embedding, dropout
   m.def("_embedding", [](const Tensor& weight, const Tensor& indices, int64_t, bool) {
     return embedding(weight, indices);

@@ -80,7 +80,7 @@ namespace tc {
   X(conv, nn) X(conv_weight_grad, nn) X(im2col, nn) X(col2im, nn)                          \
   X(max_pool, nn) X(max_pool_backward, nn) X(avg_pool, nn)                                 \
   X(softmax, nn) X(softmax_backward, nn) X(nll_loss, nn) X(nll_loss_backward, nn)          \
-  X(batch_norm, nn) X(batch_norm_backward, nn) X(embedding, nn) X(dropout_mask, nn)        \
+  X(batch_norm, nn) X(batch_norm_backward, nn) X(layer_norm, nn) X(layer_norm_backward, nn) X(embedding, nn) X(dropout_mask, nn)        \
   X(adam_update, nn) X(pad, nn) X(pad_backward, nn) X(interpolate, nn)                     \
   X(lstm_cell, nn) X(lstm_cell_backward, nn) X(lstm_layer, nn) X(lstm_layer_backward, nn)
 

@@ -47,6 +47,14 @@ using BatchNormBackwardFn = void (*)(const NormDims& d, const Tensor& g, const T
                                      const Tensor& w, const Tensor& mean, const Tensor& invstd,
                                      bool training, const NormResult& r);
 
+// x (R, L) contiguous; w, b (L) or undefined; r: (y, mean, rstd) to write
+using LayerNormFn = void (*)(int64_t R, int64_t L, const Tensor& x, const Tensor& w,
+                             const Tensor& b, double eps, const NormResult& r);
+// r: (grad x, grad weight, grad bias) to write
+using LayerNormBackwardFn = void (*)(int64_t R, int64_t L, const Tensor& g, const Tensor& x,
+                                     const Tensor& w, const Tensor& mean, const Tensor& rstd,
+                                     const NormResult& r);
+
 // ---------------------------------------------------------------- pooling (nn_pool.cpp)
 // One spatial dim of a pooling: per output position, the first input index of its window
 // (beg), the number of taps inside the input (cnt) and the window's padded span.

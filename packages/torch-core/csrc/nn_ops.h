@@ -115,6 +115,16 @@ NormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
 NormResult batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weight,
                                const Tensor& mean, const Tensor& invstd, bool training);
 
+// x's rows of its last k dims (L values) each normalised by their own mean and biased
+// variance, then * weight + bias (L values each, or undefined). Returns (y of x's shape,
+// mean (R), rstd (R)) for the R rows.
+NormResult layer_norm(const Tensor& x, int64_t k, const Tensor& weight, const Tensor& bias,
+                      double eps);
+// (grad x, grad weight, grad bias), the last two shaped as the normalised dims; weight
+// undefined means 1
+NormResult layer_norm_backward(const Tensor& g, const Tensor& x, int64_t k, const Tensor& weight,
+                               const Tensor& mean, const Tensor& rstd);
+
 // ---------------------------------------------------------------- misc (nn_misc.cpp)
 // weight rows at indices (any shape): (*indices.shape, D)
 Tensor embedding(const Tensor& weight, const Tensor& indices);

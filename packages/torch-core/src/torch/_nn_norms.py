@@ -1,5 +1,5 @@
-"""Normalisation: batch_norm, layer_norm, group_norm and instance_norm, all on the C++
-batch-norm kernel (the last three over a reshaped input)."""
+"""Normalisation: batch_norm, group_norm and instance_norm on the C++ batch-norm kernel (the
+last two over a reshaped input); layer_norm on its own kernel (rows normalised in one pass)."""
 
 import builtins
 import math
@@ -123,9 +123,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         if _param(t, op, name) is not None and builtins.tuple(t.shape) != shape:
             raise RuntimeError(f"{op}(): expected {name} of shape {shape}, got {tuple(t.shape)}")
     _check_affine_dtype(input, op, ("weight", weight), ("bias", bias))
-    rows = math.prod(input.shape[: input.dim() - k])
-    y = _normalize_rows(input, rows, _float(eps, op, "eps"), op)
-    return _affine(y, weight, bias).to(input.dtype)
+    cd = _compute_dtype(input, op)
+    weight, bias = _in_dtype(weight, input, cd), _in_dtype(bias, input, cd)
+    out = _C._layer_norm(input.to(cd), k, weight, bias, _float(eps, op, "eps"))[0]
+    return out.to(input.dtype)
 
 
 def _channel_affine(y, weight, bias, op, dtype):

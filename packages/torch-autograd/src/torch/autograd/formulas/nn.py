@@ -254,6 +254,56 @@ def _batch_norm_grads(g, x, weight, mean, invstd, training, eps):
     return gh * rstd, gw, gb
 
 
+# ---------------------------------------------------------------- layer_norm
+class NativeLayerNormBackward0(Formula):
+    """layer_norm over the last k dims of x -> (out, mean, rstd); mean and rstd are internal
+    (the Python function returns only out) and get no gradient of their own."""
+
+    names = ("_layer_norm",)
+    multi_output = True
+
+    def save(self, out, x, k, weight, bias, eps):
+        self.save_for_backward(x, weight, out[1].detach(), out[2].detach())
+        self.k, self.eps = k, eps
+        return (x, weight, bias)
+
+    def backward(self, g, _mean_grad=None, _rstd_grad=None):
+        x, weight, mean, rstd = self.saved_tensors
+        if torch.is_grad_enabled():  # create_graph: differentiable ops
+            gx, gw, gb = _layer_norm_grads(g, x, self.k, weight, self.eps)
+        else:
+            gx, gw, gb = _C._layer_norm_backward(g, x, self.k, weight, mean, rstd)
+        need = self.needs_input_grad
+        return (
+            gx if need[0] else None,
+            gw if need[1] and weight is not None else None,
+            gb if need[2] else None,
+        )
+
+
+def _layer_norm_grads(g, x, k, weight, eps):
+    """The gradients of layer_norm as differentiable ops of (g, x, weight), the statistics
+    recomputed from x so that second derivatives see their dependence on x."""
+    shape, length = x.shape, math.prod(x.shape[x.dim() - k :])
+    g, x = g.reshape(-1, length), x.reshape(-1, length)
+    w = None if weight is None else weight.reshape(length)
+    gx, gw, gb = _row_norm_grads(g, x, w, eps)
+    tail = shape[len(shape) - k :]
+    return gx.reshape(shape), gw.reshape(tail), gb.reshape(tail)
+
+
+def _row_norm_grads(g, x, weight, eps):
+    """_layer_norm_grads on (rows, L)."""
+    xmu = x - x.mean(1, keepdim=True)
+    rstd = ((xmu * xmu).mean(1, keepdim=True) + eps).rsqrt()
+    xhat = xmu * rstd
+    gw = (g * xhat).sum(0)
+    gb = g.sum(0)
+    gh = g if weight is None else g * weight
+    gh = gh - gh.mean(1, keepdim=True) - xhat * (gh * xhat).mean(1, keepdim=True)
+    return gh * rstd, gw, gb
+
+
 # ---------------------------------------------------------------- embedding
 class EmbeddingBackward0(Formula):
     """weight[indices]: the gradient rows are added into the weight's rows, except at
