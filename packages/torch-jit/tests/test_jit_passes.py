@@ -128,3 +128,151 @@ def test_freeze_needs_eval_mode():
         torch.jit.freeze(traced)
     with pytest.raises(RuntimeError, match="ScriptModule"):
         torch.jit.freeze(MLP().eval())
+
+
+# accumulate_matmuls: a sum of matrix products becomes one prim::matmul_sum
+
+
+def _lstm_gates(x, h, w1, w2, b1, b2):
+    return torch.sigmoid(x @ w1.t() + b1 + h @ w2.t() + b2)
+
+
+def _gate_args(requires_grad=False):
+    torch.manual_seed(0)
+    args = [torch.randn(5, 3), torch.randn(5, 4), torch.randn(8, 3), torch.randn(8, 4),
+            torch.randn(8), torch.randn(8)]  # fmt: skip
+    return [a.requires_grad_(requires_grad) for a in args]
+
+
+def _accumulated(fn, args):
+    opt = copy_graph(_graph(fn, *args))
+    made = _passes.accumulate_matmuls(opt)
+    return made, opt
+
+
+def test_matmul_sums_accumulate_into_one_node():
+    args = _gate_args()
+    made, opt = _accumulated(_lstm_gates, args)
+    assert made == 1
+    kinds = _kinds(opt)
+    assert "Tensor.__matmul__" not in kinds and kinds.count("prim::matmul_sum") == 1
+    assert kinds.count("prim::sum") == 1  # the two biases, summed first
+    assert kinds.count("Tensor.__add__") == 1
+    with torch.no_grad():
+        got = run_graph(opt, args, {})
+    torch.testing.assert_close(got, _lstm_gates(*args), rtol=1e-6, atol=1e-6)
+    # also in the executed copy of a traced function and in torch.compile
+    traced, compiled = torch.jit.trace(_lstm_gates, args), torch.compile(_lstm_gates)
+    with torch.no_grad():
+        for f in (traced, compiled, compiled):
+            torch.testing.assert_close(f(*args), _lstm_gates(*args), rtol=1e-6, atol=1e-6)
+    assert "prim::matmul_sum" in _kinds(torch.jit._run._executable(traced.graph))
+    assert "prim::matmul_sum" not in _kinds(traced.graph)  # (the recorded graph stays)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x, h, w1, w2: torch.mm(x, w1) + torch.matmul(h, w2),
+        lambda x, h, w1, w2: torch.add(x.matmul(w1), h.mm(w2)),
+        lambda x, h, w1, w2: (x @ w1 + 1.0) * 2 + h @ w2 + x @ w1,  # the first sum stays
+        lambda x, h, w1, w2: x @ w1 + (h @ w2 + (x * 2) @ w1) + w1.sum(),  # three products
+        lambda x, h, w1, w2: w1.sum(0) + x @ w1 + w1.sum(0) + h @ w2,  # a term read twice
+    ],
+)
+def test_matmul_sum_forms_equal_eager_with_gradients(fn):
+    torch.manual_seed(0)
+    args = [torch.randn(5, 3), torch.randn(5, 4), torch.randn(3, 6), torch.randn(4, 6)]
+    made, opt = _accumulated(fn, args)
+    assert made == 1 and "prim::matmul_sum" in _kinds(opt)
+    with torch.no_grad():
+        torch.testing.assert_close(run_graph(opt, args, {}), fn(*args), rtol=1e-6, atol=1e-6)
+    # with gradients: the same numbers and the same gradients as eager
+    leaves = [a.clone().requires_grad_() for a in args]
+    got = run_graph(opt, leaves, {})
+    got.sum().backward()
+    expected = [a.clone().requires_grad_() for a in args]
+    fn(*expected).sum().backward()
+    for a, b in zip(leaves, expected):
+        torch.testing.assert_close(a.grad, b.grad, rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_sums_run_other_batch_sizes():
+    args = _gate_args()
+    traced = torch.jit.trace(_lstm_gates, args)
+    other = [torch.randn(9, 3), torch.randn(9, 4), *args[2:]]
+    with torch.no_grad():
+        torch.testing.assert_close(traced(*other), _lstm_gates(*other), rtol=1e-6, atol=1e-6)
+
+
+def test_matmul_sums_keep_gradients_of_traced_modules():
+    args = _gate_args(requires_grad=True)
+    traced = torch.jit.trace(_lstm_gates, args)
+    traced(*args).sum().backward()
+    got = [a.grad.clone() for a in args]
+    for a in args:
+        a.grad = None
+    _lstm_gates(*args).sum().backward()
+    for g, a in zip(got, args):
+        torch.testing.assert_close(g, a.grad, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        # products of different shapes that broadcast against each other
+        (lambda x, y, a, b: x @ a + y @ b,
+         [torch.randn(5, 3), torch.randn(1, 3), torch.randn(3, 1), torch.randn(3, 5)]),
+        # a batched (3-D) product
+        (lambda x, y, a, b: x @ a + y @ b,
+         [torch.randn(2, 5, 3), torch.randn(5, 3), torch.randn(3, 4), torch.randn(3, 4)]),
+        # a term of another dtype (the sum is float64; the products float32)
+        (lambda x, y, a, b: x @ a + b.double().sum() + y @ a,
+         [torch.randn(5, 3), torch.randn(5, 3), torch.randn(3, 4), torch.randn(3, 4)]),
+        # a product read elsewhere too
+        (lambda x, y, a, b: ((p := x @ a) + y @ b, p * 1),
+         [torch.randn(5, 3), torch.randn(5, 3), torch.randn(3, 4), torch.randn(3, 4)]),
+        # add with alpha
+        (lambda x, y, a, b: torch.add(x @ a, y @ b, alpha=2),
+         [torch.randn(5, 3), torch.randn(5, 3), torch.randn(3, 4), torch.randn(3, 4)]),
+        # a product added to itself (read twice)
+        (lambda x, y, a, b: (p := x @ a) + p + y @ b,
+         [torch.randn(5, 3), torch.randn(5, 3), torch.randn(3, 4), torch.randn(3, 4)]),
+    ],
+)  # fmt: skip
+def test_matmul_sums_that_must_not_accumulate(fn, args):
+    made, opt = _accumulated(fn, args)
+    assert made == 0 and "prim::matmul_sum" not in _kinds(opt)
+    torch.testing.assert_close(run_graph(opt, args, {}), fn(*args))
+
+
+def test_matmul_sums_in_graphs_with_in_place_ops_stay():
+    def f(x, y, a, b):
+        p = x @ a
+        x.add_(1)  # the first product must read x before this write
+        return p + y @ b
+
+    args = [torch.randn(5, 3), torch.randn(5, 3), torch.randn(3, 4), torch.randn(3, 4)]
+    opt = copy_graph(torch.jit.trace(f, args, check_trace=False).graph)
+    assert _passes.accumulate_matmuls(opt) == 0
+
+
+def test_matmul_sum_runs_other_shapes_and_modes_as_eager():
+    from torch.jit._ops import PRIM
+
+    matmul_sum = PRIM["prim::matmul_sum"]
+    torch.manual_seed(0)
+    x, y, a, b = torch.randn(2, 5, 3), torch.randn(5, 3), torch.randn(3, 4), torch.randn(3, 4)
+    # (a traced graph may run at other shapes: batched and broadcast products take eager's way)
+    torch.testing.assert_close(matmul_sum(x, a, y, b), x @ a + y @ b)
+    torch.testing.assert_close(matmul_sum(y[:1], a, y, b), y[:1] @ a + y @ b)
+    with pytest.raises(RuntimeError):
+        matmul_sum(y, a, y, b[:2])  # (the error is matmul's)
+    d = torch.randn(5, 3, dtype=torch.float64)
+    with torch.autocast("cpu"):
+        got, expected = matmul_sum(y, a, y, b), y @ a + y @ b
+    assert got.dtype == expected.dtype
+    torch.testing.assert_close(got, expected)
+    torch.testing.assert_close(
+        matmul_sum(d, a.double(), d, b.double()), d @ a.double() + d @ b.double()
+    )

@@ -3,8 +3,8 @@
 A compiled function or module keeps a cache of graphs keyed by a *guard*: the type, shape,
 dtype, device and ``requires_grad`` of every tensor argument, the value of every other
 argument, and (for a module) its ``training`` flag. A call whose guard is new traces the
-code once (that run's result is returned), optimises the graph (CSE, DCE, elementwise
-fusion groups) and caches it; later calls with the same guard run the graph.
+code once (that run's result is returned), optimises the graph (CSE, DCE, sums of matrix
+products, elementwise fusion groups) and caches it; later calls with the same guard run the graph.
 
 When a trace cannot represent the code (it converted a tensor to a Python value, so its
 control flow depends on data, or the outputs are not tensors) the call falls back to eager
@@ -105,6 +105,7 @@ class _Compiled:
             return result if graph is not None else self.fn(*args, **kwargs)
         _passes.eliminate_common_subexpressions(graph)
         _passes.eliminate_dead_code(graph)
+        _passes.accumulate_matmuls(graph)
         _passes.fuse_elementwise(graph)
         if len(self.graphs) < _MAX_GRAPHS:
             self.graphs[guard] = graph

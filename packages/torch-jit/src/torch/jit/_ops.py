@@ -15,6 +15,7 @@ model run without gradients; the namespaces can.
 """
 
 import builtins
+import functools
 import math
 import operator
 
@@ -246,6 +247,48 @@ def _tensor_attr(t, name):
     return getattr(t, name)
 
 
+_PLAIN = (Tensor, torch.nn.Parameter)
+
+
+def _matmul_sum(*mats):
+    """``a1 @ b1 + a2 @ b2 + ...`` (``mats`` is a1, b1, a2, b2, ...), what
+    :func:`torch.jit._passes.accumulate_matmuls` puts in place of a sum of products: for
+    2-D products of one shape and dtype, with no gradient to record, each later product is
+    added by the matrix-product kernel into the first one's result (one pass over it, no
+    separate sums); else the products and their sum as eager computes them."""
+    from torch.jit._trace import current
+
+    a, b = mats[0], mats[1]
+    direct = (
+        current() is None  # (a trace records plain ops)
+        and not (torch.is_grad_enabled() and any(m.requires_grad for m in mats))
+        and all(type(m) in _PLAIN for m in mats)  # (subclasses may override the ops)
+        and not torch.is_autocast_enabled("cpu")
+        and a.dim() == 2
+    )
+    for i in range(2, len(mats), 2):  # (x @ y: 2-D, of a @ b's shape and dtype)
+        if not direct:
+            break
+        x, y = mats[i], mats[i + 1]
+        direct = (
+            x.dim() == 2
+            and y.dim() == 2
+            and x.size(0) == a.size(0)
+            and x.size(1) == y.size(0)
+            and y.size(1) == b.size(1)
+            and x.dtype == y.dtype == a.dtype
+        )
+    if not direct:
+        out = torch.matmul(a, b)
+        for i in range(2, len(mats), 2):
+            out = out + torch.matmul(mats[i], mats[i + 1])
+        return out
+    out = torch.mm(a, b)
+    for i in range(2, len(mats), 2):
+        torch.addmm(out, mats[i], mats[i + 1], out=out)
+    return out
+
+
 # The helper ops of scripted code (lists, attributes, calls, logic).
 PRIM = {
     "prim::list": lambda *xs: list(xs),
@@ -257,6 +300,8 @@ PRIM = {
     "prim::and": lambda *xs: all(bool(x) for x in xs),
     "prim::or": lambda *xs: any(bool(x) for x in xs),
     "prim::range_len": lambda a, b, c: len(range(a, b, c)),
+    "prim::matmul_sum": _matmul_sum,
+    "prim::sum": lambda x, *xs: functools.reduce(operator.add, xs, x),  # (x1 + x2) + ...
     **{f"prim::list_{n}": _list_op(n) for n in ("append", "extend", "pop", "insert")},
     **{f"prim::dict_{n}": _list_op(n) for n in ("keys", "values", "items", "get")},
 }

@@ -6,6 +6,8 @@
   result as a ``prim::Constant``;
 - :func:`eliminate_common_subexpressions` makes identical calls on identical values share
   one node;
+- :func:`accumulate_matmuls` turns a sum of matrix products (``x @ w1 + b1 + h @ w2 + b2``)
+  into one ``prim::matmul_sum`` whose later products add into the first one's buffer;
 - :func:`fuse_elementwise` groups runs of elementwise ops into ``prim::FusionGroup``
   nodes. A group is one node whose block lists its elementwise ops over the group's
   inputs; the interpreter runs it as one pass of the core's fused kernel
@@ -15,6 +17,8 @@ Random ops and ops that write into their inputs are never folded or merged, and 
 containing in-place ops is not rewritten by CSE or folding at all (values stop being
 immutable there).
 """
+
+import math
 
 import torch
 from torch.jit._ir import Block, Node, Value, map_values, values_in
@@ -335,6 +339,111 @@ def push_chunks_up(graph):
         new_nodes.append(n)
     graph.nodes = [n for n in new_nodes if n not in removed]
     return moved
+
+
+_ADDS = ("Tensor.__add__", "Tensor.__radd__", "Tensor.add", "torch.add")
+_MATMULS = ("Tensor.__matmul__", "Tensor.matmul", "torch.matmul", "Tensor.mm", "torch.mm")
+
+
+def _tensor_pair(node):
+    """The two tensor values of a call with just two tensor arguments (``a + b``, no
+    ``alpha``, ``out`` or numbers), else None."""
+    args = node.args
+    if len(args) != 2 or node.kwargs:
+        return None
+    if not all(isinstance(a, Value) and a.type == "Tensor" and a.shape is not None for a in args):
+        return None
+    return args
+
+
+def accumulate_matmuls(graph):
+    """Rewrite each sum of two or more matrix products, ``x @ w1 + b1 + h @ w2 + b2``, as one
+    ``prim::matmul_sum(x, w1, h, w2) + b1 + b2`` (:func:`torch.jit._ops._matmul_sum`): the
+    second product is added into the first one's buffer by the matrix-product kernel, so no
+    (B, N) sum is written and the additions left (biases) fuse with what follows.
+
+    Only for what the traced shapes show safe: the sum's terms all have its dtype, the
+    products are 2-D @ 2-D of the sum's own shape (none broadcasts against another) and are
+    read by nothing else; the other terms keep their order. Floating-point additions are
+    only reassociated (same numbers up to rounding). Graphs with in-place ops are left
+    alone (a product may not move past a write). Returns the number of sums rewritten."""
+    if _mutating(graph):
+        return 0
+    uses = {}
+    for n in graph.all_nodes():
+        for v in n.inputs:  # (``p + p`` reads p twice: not single-use)
+            uses[v] = uses.get(v, 0) + 1
+    for n in graph.all_nodes():
+        for b in n.blocks:
+            for v in values_in(b.outputs):
+                uses[v] = uses.get(v, 0) + 2
+    for v in values_in(graph.out):
+        uses[v] = uses.get(v, 0) + 2
+    producer = {v: n for n in graph.nodes for v in n.outputs}
+    seen, replace, made = set(), {}, 0
+
+    def terms(v, tree, dtype):
+        p = producer.get(v)
+        if p in seen or p is None or p.kind not in _ADDS or uses.get(v) != 1:
+            return [v]
+        pair = _tensor_pair(p)
+        if pair is None or v.dtype != dtype:
+            return [v]
+        seen.add(p)
+        tree.append(p)
+        return terms(pair[0], tree, dtype) + terms(pair[1], tree, dtype)
+
+    for root in reversed(graph.nodes):
+        out = root.out
+        if root in seen or root.kind not in _ADDS or not isinstance(out, Value):
+            continue
+        pair = _tensor_pair(root)
+        if pair is None or out.shape is None:
+            continue
+        seen.add(root)
+        tree = [root]
+        leaves = terms(pair[0], tree, out.dtype) + terms(pair[1], tree, out.dtype)
+        if any(v.dtype != out.dtype for v in leaves):
+            continue
+        prods = []
+        for i, v in enumerate(leaves):
+            p = producer.get(v)
+            mats = p is not None and p.kind in _MATMULS and _tensor_pair(p)
+            if (
+                mats
+                and uses.get(v) == 1
+                and v.shape == out.shape
+                and all(len(m.shape) == 2 and m.dtype == out.dtype for m in mats)
+            ):
+                prods.append(i)
+        if len(prods) < 2:
+            continue
+        rest = [v for i, v in enumerate(leaves) if i not in prods]
+        mm_nodes = [producer[leaves[i]] for i in prods]
+        last = max(mm_nodes, key=graph.nodes.index)
+        acc = out if not rest else Value("Tensor", out.shape, out.dtype)
+        args = tuple(m for p in mm_nodes for m in p.args)
+        replace.update({p: [] for p in mm_nodes + tree})
+        replace[last] = [Node("prim::matmul_sum", args, out=acc, source=mm_nodes[0].source)]
+        chain = []
+        # Terms smaller than the sum (biases) are summed once first, outside any fusion
+        # group, so a group adds one of them to each element, not each of them.
+        small = [v for v in rest if math.prod(v.shape) < math.prod(out.shape)]
+        shape = small and torch.broadcast_shapes(*(v.shape for v in small))
+        if len(small) > 1 and math.prod(shape) < math.prod(out.shape):
+            total = Value("Tensor", shape, out.dtype)
+            chain.append(Node("prim::sum", tuple(small), out=total, source=root.source))
+            rest = [v for v in rest if v not in small] + [total]
+        for i, v in enumerate(rest):  # (acc + b1) + b2 ..., the last one made root's value
+            shape = torch.broadcast_shapes(acc.shape, v.shape)
+            nxt = out if i == len(rest) - 1 else Value("Tensor", shape, out.dtype)
+            chain.append(Node("Tensor.__add__", (acc, v), out=nxt, source=root.source))
+            acc = nxt
+        replace[root] = chain
+        made += 1
+    if made:
+        graph.nodes = [m for n in graph.nodes for m in replace.get(n, [n])]
+    return made
 
 
 def fuse_elementwise(graph, min_size=2):

@@ -1,8 +1,9 @@
 """The interpreter: runs a graph's nodes one by one through the normal (autograd-enabled)
 ops, so gradients reach the parameters exactly as in eager mode.
 
-:func:`run_graph` runs a copy of the graph with its elementwise chains grouped
-(:func:`torch.jit._passes.fuse_elementwise`, made on the first call); a fusion group runs
+:func:`run_graph` runs a copy of the graph with its sums of matrix products accumulated
+(:func:`torch.jit._passes.accumulate_matmuls`) and its elementwise chains grouped
+(:func:`torch.jit._passes.fuse_elementwise`), made on the first call; a fusion group runs
 as one call of the core's fused kernel (:mod:`torch.jit._fuser`) when no input needs a
 gradient, and op by op otherwise."""
 
@@ -126,7 +127,8 @@ def _executable(graph):
     run = graph
     if not any(n.kind == "prim::FusionGroup" for n in graph.nodes):
         fused = copy_graph(graph)
-        if _passes.fuse_elementwise(fused):
+        # (matmul sums first: their bias additions then join the elementwise group)
+        if _passes.accumulate_matmuls(fused) + _passes.fuse_elementwise(fused):
             run = fused
     graph._exec_cache = (graph.nodes, len(graph.nodes), run)
     return run
