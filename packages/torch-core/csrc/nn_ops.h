@@ -25,6 +25,11 @@ constexpr int kLanes = 16;
 
 template <class T, class F>
 inline T lane_sum(int64_t n, const F& f) {  // sum of f(i), i < n
+  if (n < kLanes) {  // (short rows, e.g. a CNN's last feature maps: no lanes to set up and fold)
+    T s = 0;
+    for (int64_t i = 0; i < n; i++) s += f(i);
+    return s;
+  }
   T acc[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
