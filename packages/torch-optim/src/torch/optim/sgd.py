@@ -1,5 +1,6 @@
 """Stochastic gradient descent, with optional momentum, Nesterov momentum and weight decay."""
 
+import torch
 from torch._sparse import add_sparse_, is_sparse_tensor
 
 from .optimizer import Optimizer, _check_nonnegative
@@ -60,6 +61,8 @@ class SGD(Optimizer):
             buf = state.get("momentum_buffer")
             if buf is None:  # the first step's buffer is the gradient itself
                 buf = state["momentum_buffer"] = grad.detach().clone()
+            elif group["dampening"] == 0:  # one pass over buf: buf = grad + momentum * buf
+                torch.add(grad, buf, alpha=momentum, out=buf)
             else:
                 buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
             grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
