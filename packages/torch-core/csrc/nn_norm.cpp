@@ -252,14 +252,23 @@ void register_norm_kernels() {
   reg_each<float, double>(Op::layer_norm_backward, TC_KERNEL(layer_norm_backward_cpu));
 }
 
+// x (N, C, *) as batch_norm's (N, C, S): the trailing dims make S. (Taking them here, not
+// as a reshaped view from Python, keeps the result a tensor of its own: an in-place ReLU on
+// a view of it would make autograd rewrite the view's history on every step.)
+static NormDims norm_dims(const Tensor& x, const char* op) {
+  TC_CHECK(x.dim() >= 2, Runtime, op, "(): expected input of shape (N, C, *), got ",
+           shape_str(x.sizes()));
+  int64_t S = 1;  // (a product of a tensor's dims: it fits, as its numel does)
+  for (int64_t i = 2; i < x.dim(); i++) S *= x.size(i);
+  return {x.size(0), x.size(1), S};
+}
+
 NormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
                       const Tensor& running_mean, const Tensor& running_var, bool training,
                       double momentum, double eps) {
   const char* op = "batch_norm";
   check_float(x, op);
-  TC_CHECK(x.dim() == 3, Runtime, op, "(): expected input of shape (N, C, S), got ",
-           shape_str(x.sizes()));
-  NormDims d{x.size(0), x.size(1), x.size(2)};
+  NormDims d = norm_dims(x, op);
   TC_CHECK(training || (running_mean.defined() && running_var.defined()), Runtime, op,
            "(): running_mean and running_var must be defined in evaluation mode");
   Tensor w = channel_param(weight, x, d.C, "weight", op);
@@ -295,11 +304,10 @@ NormResult batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& w
                                const Tensor& mean, const Tensor& invstd, bool training) {
   const char* op = "batch_norm_backward";
   check_float(x, op);
-  TC_CHECK(x.dim() == 3 && g.sizes() == x.sizes() && g.dtype() == x.dtype(), Runtime, op,
-           "(): expected grad and input of one shape (N, C, S) and dtype, got ",
-           dtype_name(g.dtype()), " ", shape_str(g.sizes()), " and ", dtype_name(x.dtype()), " ",
-           shape_str(x.sizes()));
-  NormDims d{x.size(0), x.size(1), x.size(2)};
+  TC_CHECK(g.sizes() == x.sizes() && g.dtype() == x.dtype(), Runtime, op,
+           "(): expected grad and input of one shape and dtype, got ", dtype_name(g.dtype()), " ",
+           shape_str(g.sizes()), " and ", dtype_name(x.dtype()), " ", shape_str(x.sizes()));
+  NormDims d = norm_dims(x, op);
   Tensor w = channel_param(weight, x, d.C, "weight", op);
   Tensor m = channel_param(mean, x, d.C, "mean", op);
   Tensor is = channel_param(invstd, x, d.C, "invstd", op);

@@ -108,8 +108,9 @@ Tensor nll_loss_backward(const Tensor& g, const Tensor& target, const Tensor& we
                          int64_t classes);
 
 // ---------------------------------------------------------------- batch norm (nn_norm.cpp)
-// x: (N, C, S). Training: batch statistics, running stats (if defined) updated in place
-// with the unbiased variance; eval: the running stats. Returns (y, mean, invstd).
+// x: (N, C, *), normalised per channel over N and the trailing dims. Training: batch
+// statistics, running stats (if defined) updated in place with the unbiased variance; eval:
+// the running stats. Returns (y of x's shape, mean, invstd).
 struct NormResult {
   Tensor out, mean, invstd;
 };

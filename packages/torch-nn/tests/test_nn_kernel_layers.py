@@ -678,3 +678,14 @@ def test_small_cnn_training_converges():
                 p -= 0.1 * p.grad
         losses.append(loss.item())
     assert losses[-1] < 0.6 * losses[0]
+
+
+def test_batch_norm_output_is_its_own_tensor_so_inplace_relu_keeps_a_plain_graph():
+    # (a reshaped view would make ReLU(inplace=True) rewrite the view's history each step)
+    m = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8), torch.nn.ReLU(inplace=True)
+    )
+    y = m(torch.randn(2, 3, 8, 8))
+    assert y._base is None
+    assert type(y.grad_fn).__name__ == "ReluBackward0"
+    assert type(y.grad_fn.next_functions[0][0]).__name__ == "BatchNormBackward0"

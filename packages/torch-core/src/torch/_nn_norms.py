@@ -35,8 +35,7 @@ def batch_norm(
     _param(weight, op, "weight"), _param(bias, op, "bias")
     if input.dim() < 2:
         raise ValueError(f"{op}(): expected 2D or higher input (N, C, *), got {tuple(input.shape)}")
-    n, c = input.shape[0], input.shape[1]
-    s = math.prod(input.shape[2:])
+    n, s = input.shape[0], math.prod(input.shape[2:])
     if training and n * s == 1:
         raise ValueError(
             f"Expected more than 1 value per channel when training, got input size "
@@ -57,7 +56,7 @@ def batch_norm(
     weight, bias = _in_dtype(weight, input, cd), _in_dtype(bias, input, cd)
     stats = [_in_dtype(t, input, cd) for t in (running_mean, running_var)]
     out = _C._batch_norm(
-        input.reshape(n, c, s).to(cd),
+        input.to(cd),
         weight,
         bias,
         stats[0],
@@ -69,7 +68,7 @@ def batch_norm(
     for t, run in zip((running_mean, running_var), stats):
         if t is not None and run is not t:  # 16-bit running stats: updated in float32
             t.detach().copy_(run.detach())
-    return out.reshape(input.shape).to(input.dtype)
+    return out.to(input.dtype)
 
 
 def _check_affine_dtype(input, op, *params):

@@ -210,7 +210,7 @@ class NllLossBackwardBackward0(Formula):
 
 # ---------------------------------------------------------------- batch_norm
 class BatchNormBackward0(Formula):
-    """batch_norm on (N, C, S) -> (out, mean, invstd); mean and invstd are internal (the
+    """batch_norm on (N, C, *) -> (out, mean, invstd); mean and invstd are internal (the
     Python function returns only out) and get no gradient of their own."""
 
     names = ("_batch_norm",)
@@ -238,17 +238,18 @@ class BatchNormBackward0(Formula):
 def _batch_norm_grads(g, x, weight, mean, invstd, training, eps):
     """The gradients of batch_norm as differentiable ops of (g, x, weight): in training the
     statistics are recomputed from x, so that second derivatives see their dependence on x."""
-    dims = [0, 2]
+    dims = [0, *range(2, x.dim())]  # x: (N, C, *)
+    per_channel = (1, -1) + (1,) * (x.dim() - 2)
     if training:
         xmu = x - x.mean(dims, keepdim=True)
         rstd = ((xmu * xmu).mean(dims, keepdim=True) + eps).rsqrt()
     else:
-        xmu = x - mean.reshape(1, -1, 1)
-        rstd = invstd.reshape(1, -1, 1)
+        xmu = x - mean.reshape(per_channel)
+        rstd = invstd.reshape(per_channel)
     xhat = xmu * rstd
     gw = (g * xhat).sum(dims)
     gb = g.sum(dims)
-    gh = g if weight is None else g * weight.reshape(1, -1, 1)
+    gh = g if weight is None else g * weight.reshape(per_channel)
     if training:
         gh = gh - gh.mean(dims, keepdim=True) - xhat * (gh * xhat).mean(dims, keepdim=True)
     return gh * rstd, gw, gb
