@@ -7,6 +7,7 @@ gradient laid out like the base.
 """
 
 import torch
+from torch.autograd.function import Function  # (graph.py imports this module lazily: no cycle)
 from torch.autograd.graph import Node
 
 
@@ -82,20 +83,23 @@ class AsStridedView(Node):
         return (scatter_window(grad, self.base_geometry, self.view_geometry, self.base_offset),)
 
 
+class _ScatterWindow(Function):
+    """Zeros laid out like the base, with the gradient in the view's window."""
+
+    @staticmethod
+    def forward(ctx, g, base_geometry, view_geometry, base_offset):
+        ctx.geometry = (base_geometry, view_geometry, base_offset)
+        size, stride = base_geometry
+        out = torch.empty_strided(size, stride, dtype=g.dtype).zero_()
+        _window(out, view_geometry, base_offset).copy_(g)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        base_geometry, view_geometry, base_offset = ctx.geometry
+        return _window(_like_base(g, base_geometry), view_geometry, base_offset), None, None, None
+
+
 def scatter_window(grad, base_geometry, view_geometry, base_offset):
     """Zeros laid out like the base, with ``grad`` in the view's window (differentiable)."""
-    from torch.autograd.function import Function
-
-    class ScatterWindow(Function):
-        @staticmethod
-        def forward(ctx, g):
-            size, stride = base_geometry
-            out = torch.empty_strided(size, stride, dtype=g.dtype).zero_()
-            _window(out, view_geometry, base_offset).copy_(g)
-            return out
-
-        @staticmethod
-        def backward(ctx, g):
-            return _window(_like_base(g, base_geometry), view_geometry, base_offset)
-
-    return ScatterWindow.apply(grad)
+    return _ScatterWindow.apply(grad, base_geometry, view_geometry, base_offset)
