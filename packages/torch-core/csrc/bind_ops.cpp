@@ -367,7 +367,7 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
   }
 
   // ---------------------------------------------------------------- reductions
-  for (Op op : {Op::sum, Op::prod, Op::amax, Op::amin, Op::all, Op::any}) {
+  for (Op op : {Op::sum, Op::prod, Op::amax, Op::amin, Op::all, Op::any, Op::sum_sq}) {
     m.def((std::string("_") + op_name(op)).c_str(),
           [op](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
             return reduce(op, x, to_dims(dim, op_name(op)), keepdim, opt_dtype(dtype, op_name(op)));

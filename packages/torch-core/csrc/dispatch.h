@@ -52,7 +52,7 @@ namespace tc {
   X(copy, movement) X(fill, movement) X(to_host, movement)                                \
   /* reductions */                                                                         \
   X(sum, reduce) X(prod, reduce) X(amax, reduce) X(amin, reduce) X(all, reduce)            \
-  X(any, reduce) X(argmax, reduce) X(argmin, reduce)                                       \
+  X(any, reduce) X(sum_sq, reduce) X(argmax, reduce) X(argmin, reduce)                     \
   /* random sampling (random.cpp) */                                                    \
   X(uniform, random) X(normal, random) X(random_int, random) X(bernoulli, random)          \
   X(multinomial, random)                                                                  \

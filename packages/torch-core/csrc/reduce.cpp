@@ -24,6 +24,12 @@ struct SumR {
   static Out finish(Acc a) { return Out(a); }
 };
 template <class T>
+struct SumSqR : SumR<T> {  // sum of squares (floating types: the 2-norm's reduction)
+  using typename SumR<T>::Acc;
+  using typename SumR<T>::A;
+  static Acc step(Acc a, A x) { return a + Acc(x) * Acc(x); }
+};
+template <class T>
 struct ProdR : SumR<T> {
   using typename SumR<T>::Acc;
   using typename SumR<T>::A;
@@ -80,7 +86,8 @@ struct AnyR : AllR<T> {
 // One contiguous run. Floating sums add 32-byte vectors (one AVX register, two SSE ones)
 // into four accumulators per block of 4096 and add the blocks in a wider accumulator, which
 // keeps the error near pairwise summation.
-template <class A>
+// (Sq: the sum of the squares.)
+template <class A, bool Sq = false>
 [[gnu::always_inline]] inline A sum_block(const A* p, int64_t n) {
   constexpr int L = 32 / sizeof(A);
   typedef A V __attribute__((vector_size(32)));
@@ -90,11 +97,11 @@ template <class A>
     for (int k = 0; k < 4; k++) {
       V v;
       std::memcpy(&v, p + i + k * L, sizeof v);
-      acc[k] += v;
+      acc[k] += Sq ? v * v : v;
     }
   V total = (acc[0] + acc[1]) + (acc[2] + acc[3]);
   A s = 0;
-  for (; i < n; i++) s += p[i];
+  for (; i < n; i++) s += Sq ? p[i] * p[i] : p[i];
   for (int l = 0; l < L; l++) s += total[l];
   return s;
 }
@@ -151,18 +158,21 @@ template <class T, class R>
 TC_MULTIVERSION typename R::Acc reduce_run(const T* p, int64_t n) {
   using A = typename R::A;
   using Acc = typename R::Acc;
-  if constexpr (std::is_same_v<R, SumR<T>> && std::is_same_v<T, A> && std::is_floating_point_v<A>) {
+  constexpr bool kSq = std::is_same_v<R, SumSqR<T>>;
+  if constexpr ((std::is_same_v<R, SumR<T>> || kSq) && std::is_same_v<T, A> &&
+                std::is_floating_point_v<A>) {
     using Wide = std::conditional_t<std::is_same_v<A, float>, double, A>;
     Wide total = 0;
-    for (int64_t b = 0; b < n; b += 4096) total += sum_block(p + b, std::min<int64_t>(n - b, 4096));
+    for (int64_t b = 0; b < n; b += 4096)
+      total += sum_block<A, kSq>(p + b, std::min<int64_t>(n - b, 4096));
     return Acc(total);
-  } else if constexpr (std::is_same_v<R, SumR<T>> && std::is_floating_point_v<A>) {
+  } else if constexpr ((std::is_same_v<R, SumR<T>> || kSq) && std::is_floating_point_v<A>) {
     double total = 0;  // 16-bit floats: each block widened to float first
     A buf[4096];
     for (int64_t b = 0; b < n; b += 4096) {
       int64_t m = std::min<int64_t>(n - b, 4096);
       for (int64_t j = 0; j < m; j++) buf[j] = A(p[b + j]);
-      total += sum_block(buf, m);
+      total += sum_block<A, kSq>(buf, m);
     }
     return Acc(total);
   } else if constexpr (std::is_same_v<T, A> && std::is_floating_point_v<A> &&
@@ -320,6 +330,7 @@ void register_reduce_kernels() {
   reg<reduce_kernel, MinR, TC_ALL>(Op::amin);
   reg<reduce_kernel, AllR, TC_ALL>(Op::all);
   reg<reduce_kernel, AnyR, TC_ALL>(Op::any);
+  reg<reduce_kernel, SumSqR, TC_FLOATS>(Op::sum_sq);
   reg<argmax_kernel, NoR, TC_ALL>(Op::argmax);
   reg<argmin_kernel, NoR, TC_ALL>(Op::argmin);
 }
@@ -377,6 +388,8 @@ static ReduceIter make_iter(const Tensor& x, const std::vector<bool>& mask) {
 Tensor reduce(Op op, const Tensor& x_in, const DimList& dims, bool keepdim, ScalarType out_dtype) {
   const char* name = op_name(op);
   Tensor x = x_in;
+  TC_CHECK(op != Op::sum_sq || is_floating(x.dtype()), Type, name,
+           ": expected a floating-point input, got ", dtype_name(x.dtype()));  // (2-norms)
   auto mask = reduced_mask(x, dims, name);
   Shape keep_shape = out_shape(x, mask, true), final_shape = out_shape(x, mask, keepdim);
   if (out_dtype == ScalarType::Undefined) {
@@ -395,11 +408,12 @@ Tensor reduce(Op op, const Tensor& x_in, const DimList& dims, bool keepdim, Scal
     bool empty_red = false;
     for (int64_t d = 0; d < x.dim(); d++) empty_red |= mask[d] && x.size(d) == 0;
     if (empty_red) {
-      TC_CHECK(op == Op::sum || op == Op::prod || op == Op::all || op == Op::any, Index, name,
-               ": cannot reduce over a zero-size dimension of a tensor of shape ",
-               shape_str(x.sizes()), " (the operation has no identity)");
+      TC_CHECK(
+          op == Op::sum || op == Op::sum_sq || op == Op::prod || op == Op::all || op == Op::any,
+          Index, name, ": cannot reduce over a zero-size dimension of a tensor of shape ",
+          shape_str(x.sizes()), " (the operation has no identity)");
       Tensor r = empty(final_shape, out_dtype, x.device());
-      fill_(r, Scalar::from_int(op == Op::sum || op == Op::any ? 0 : 1));
+      fill_(r, Scalar::from_int(op == Op::sum || op == Op::sum_sq || op == Op::any ? 0 : 1));
       return r;
     }
   }

@@ -186,3 +186,29 @@ def test_all_any_over_no_dims_test_each_element():
 def test_square_of_bool_is_int64():
     r = torch.tensor([True, False]).square()
     assert r.dtype == torch.int64 and r.tolist() == [1, 0]
+
+
+# ---------------------------------------------------------------- sum of squares (2-norms)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize(
+    "shape, dim", [((10000,), None), ((37, 300), 1), ((37, 300), 0), ((4, 5, 6), (0, 2))]
+)
+def test_sum_sq_and_2_norms_match_numpy(dtype, shape, dim):
+    x = torch.randn(*shape, dtype=dtype) * 3
+    a = x.double().numpy()
+    want = (a * a).sum(axis=dim)
+    tol = 1e-5 if dtype == torch.float32 else 1e-12
+    np.testing.assert_allclose(
+        torch._C._sum_sq(x, dim, False, None).double().numpy(), want, rtol=tol
+    )
+    np.testing.assert_allclose(torch.norm(x, dim=dim).double().numpy(), np.sqrt(want), rtol=tol)
+    got = torch.linalg.vector_norm(x, dim=dim).double().numpy()
+    np.testing.assert_allclose(got, np.sqrt(want), rtol=tol)
+
+
+def test_sum_sq_refuses_integers_and_has_zero_for_empty_slices():
+    with pytest.raises(TypeError, match="sum_sq: expected a floating-point input, got int64"):
+        torch._C._sum_sq(torch.ones(3, dtype=torch.int64), None, False, None)
+    assert torch.equal(torch._C._sum_sq(torch.zeros(0, 3), 0, False, None), torch.zeros(3))
+    assert torch.isnan(torch.norm(torch.tensor([1.0, float("nan")])))
+    assert torch.norm(torch.tensor([float("inf"), 1.0])) == float("inf")

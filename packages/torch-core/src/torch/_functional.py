@@ -284,9 +284,11 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"norm(): expected a floating-point input, got {input.dtype}")
     dims = _dims(dim)
+    if p in ("fro", 2, 2.0) and not _needs_grad(input):  # one pass: sum of squares
+        return write_out(_C._sum_sq(input, dims, keepdim, None).sqrt(), out)
     a = _C.abs(input)
     if p in ("fro", 2, 2.0):
-        r = zero_safe_norm(a, dims, keepdim, lambda a: _C._sum(a * a, dims, keepdim, None).sqrt())
+        r = zero_safe_norm(a, dims, keepdim, lambda a: _C._sum_sq(a, dims, keepdim, None).sqrt())
     elif p == math.inf:
         r = _C._amax(a, dims, keepdim, None)
     elif p == -math.inf:

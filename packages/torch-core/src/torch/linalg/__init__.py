@@ -444,6 +444,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # 
     dims = tuple(range(x.dim())) if dim is None else tuple(dim)
     if x.dim() == 0:
         dims = ()
+    if ord == 2 and not x.dtype.is_complex and not (torch.is_grad_enabled() and x.requires_grad):
+        r = torch._C._sum_sq(x, dims, keepdim, None).sqrt() if dims else torch.abs(x)
+        return _out(r, out)
     a = torch.abs(x)
     if ord == math.inf or ord == -math.inf:
         if x.numel() == 0 and not dims:
@@ -463,7 +466,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # 
             a,
             dims,
             keepdim,
-            lambda a: torch.sqrt((a * a).sum(dim=dims, keepdim=keepdim) if dims else a * a),
+            lambda a: torch.sqrt(torch._C._sum_sq(a, dims, keepdim, None) if dims else a * a),
         )
     else:
         p = float(ord)

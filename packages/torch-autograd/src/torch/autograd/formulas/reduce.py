@@ -1,4 +1,4 @@
-"""Reductions: sum, prod, amax/amin, and max/min along a dim with indices."""
+"""Reductions: sum, sum of squares, prod, amax/amin, and max/min along a dim with indices."""
 
 import torch
 from torch.autograd.graph import Formula
@@ -35,6 +35,22 @@ class SumBackward0(Formula):
     def backward(self, g):
         g = _expand_back(g, self.shape, self.dims, self.keepdim)
         return (g if g.dtype == self.dtype else g.to(self.dtype),)
+
+
+class SumSqBackward0(Formula):
+    """_sum_sq(x) = sum(x * x) over dims (the 2-norm's reduction): 2 x g."""
+
+    names = ("_sum_sq",)
+
+    def save(self, out, x, dims, keepdim, dtype=None):
+        self.save_for_backward(x)
+        self.dims = _dims(dims, x.dim())
+        self.keepdim = keepdim
+        return (x,)
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return (2 * x * _expand_back(g, tuple(x.shape), self.dims, self.keepdim),)
 
 
 class ProdBackward0(Formula):
