@@ -87,6 +87,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _warn_size_mismatch(input, target, "mse_loss")
     reduction = _reduction_of(size_average, reduce, reduction)
     d = input - target
+    if weight is None and reduction in ("mean", "sum") and d.dtype.is_floating_point:
+        total = torch._C._sum_sq(d, None, False, None)  # one pass, no d * d tensor
+        return total / d.numel() if reduction == "mean" else total
     return _reduce(_weighted(d * d, weight), reduction)
 
 
