@@ -235,6 +235,52 @@ static bool batched_gemm(const Tensor& c, const Tensor& a, const Tensor& b, Scal
   return true;
 }
 
+// c (batch..., m, p), contiguous, = x @ y item by item, where x (batch..., m, n) and y
+// (batch..., n, p) may be any strided views (broadcast batch dims have stride 0) whose
+// matrices BLAS reads in place: matmul's batched case without copying its operands into
+// (nb, m, n) blocks first (attention's q @ k.transpose(-2, -1) on heads split by a
+// transpose). False when the matrices are not BLAS-readable; the caller then copies.
+template <class T>
+static bool strided_batched_matmul(const Tensor& c, const Tensor& x, const Tensor& y) {
+  const int nb_dims = int(c.dim()) - 2;
+  const int64_t m = c.size(nb_dims), p = c.size(nb_dims + 1), n = x.size(nb_dims + 1);
+  if (m == 0 || p == 0 || n == 0 || std::max({m, n, p}) >= (int64_t(1) << 31)) return false;
+  CBLAS_TRANSPOSE ta, tb;
+  int lda, ldb;
+  Tensor x0 = x, y0 = y;  // the first item's matrices: every item has their strides
+  for (int d = 0; d < nb_dims; d++) x0 = select(x0, 0, 0), y0 = select(y0, 0, 0);
+  if (!blas_view(x0, ta, lda) || !blas_view(y0, tb, ldb)) return false;
+  int64_t nb = 1;
+  for (int d = 0; d < nb_dims; d++) nb *= c.size(d);
+  const T *px = x.data_as<T>(), *py = y.data_as<T>();
+  T* pc = c.data_as<T>();
+  auto item = [&](int64_t i) {  // the offsets of item i in x and y
+    int64_t ox = 0, oy = 0;
+    for (int d = nb_dims - 1; d >= 0; d--) {
+      const int64_t k = i % c.size(d);
+      i /= c.size(d);
+      ox += k * x.stride(d), oy += k * y.stride(d);
+    }
+    return std::pair{ox, oy};
+  };
+  int nt = double(nb) * double(m) * double(n) * double(p) >= kParallelGemm ? get_num_threads() : 1;
+  nt = int(std::min<int64_t>(nt, nb));
+  auto run = [&](int t, int step) {
+    for (int64_t i = t; i < nb; i += step) {
+      auto [ox, oy] = item(i);
+      cpu_gemm<T>(ta == CblasTrans, tb == CblasTrans, m, p, n, T(1), px + ox, lda, py + oy, ldb,
+                  T(0), pc + i * m * p, p);
+    }
+  };
+  if (nt <= 1 && nb == 1)
+    par_gemm<T>(ta == CblasTrans, tb == CblasTrans, m, p, n, T(1), px, lda, py, ldb, T(0), pc, p);
+  else if (nt <= 1)
+    on_threads(1, [&](int) { run(0, 1); });  // (BLAS single-threaded for small items)
+  else
+    on_threads(nt, [&](int t) { run(t, nt); });
+  return true;
+}
+
 Tensor baddbmm(const Tensor& input, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha,
                const Tensor& out) {
   check_bmm("baddbmm", a, b);
@@ -353,8 +399,19 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
     xs.push_back(n);
     ys.push_back(n);
     ys.push_back(p);
-    Tensor x3 = reshape(expand(x, xs), {nb, m, n}), y3 = reshape(expand(y, ys), {nb, n, p});
-    r = view(bmm(x3, y3), res_shape);
+    Tensor xe = expand(x, xs), ye = expand(y, ys);
+    Shape cs = batch;
+    cs.push_back(m);
+    cs.push_back(p);
+    Tensor c = empty(cs, x.dtype(), x.device());
+    const bool cpu = x.device().type == DeviceType::CPU;  // (the meta device has no data)
+    bool done =
+        c.numel() == 0 ||
+        (cpu && x.dtype() == ScalarType::Float    ? strided_batched_matmul<float>(c, xe, ye)
+         : cpu && x.dtype() == ScalarType::Double ? strided_batched_matmul<double>(c, xe, ye)
+                                                  : false);
+    r = done ? view(c, res_shape)
+             : view(bmm(reshape(xe, {nb, m, n}), reshape(ye, {nb, n, p})), res_shape);
   }
   if (out.defined()) {
     resize_(out, r.sizes());

@@ -183,3 +183,38 @@ def test_batched_products_over_threads_match_numpy(dtype, transposed):
     # a broadcast batch of a (stride 0) reads one matrix for every item
     a1 = a[:1].expand(48, 64, 32)
     np.testing.assert_allclose(torch.bmm(a1, b).numpy(), a_np[:1] @ b_np, rtol=tol, atol=tol)
+
+
+# Batched matmul on strided views (attention's heads split by a transpose, broadcast batch
+# dims of stride 0, transposed matrices): the items are read in place, and the numbers are
+# NumPy's.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_batched_matmul_of_strided_views_matches_numpy(dtype, threads):
+    torch.set_num_threads(threads)
+    try:
+        g = torch.Generator().manual_seed(0)
+        B, T, H, hs = 3, 17, 4, 8
+        q = torch.randn(B, T, H, hs, generator=g, dtype=dtype).transpose(1, 2)
+        k = torch.randn(B, T, H, hs, generator=g, dtype=dtype).transpose(1, 2)
+        tol = 1e-5 if dtype == torch.float32 else 1e-12
+        cases = [
+            (q, k.transpose(-2, -1)),  # (B, H, T, hs) @ (B, H, hs, T)
+            (q @ k.transpose(-2, -1), k),  # (B, H, T, T) @ (B, H, T, hs)
+            (q, torch.randn(hs, 5, generator=g, dtype=dtype).expand(H, hs, 5)),  # broadcast
+            (
+                torch.randn(2, 1, 3, 6, 5, generator=g, dtype=dtype),
+                torch.randn(4, 1, 5, 7, dtype=dtype),
+            ),
+            (
+                torch.randn(5, 7, 6, generator=g, dtype=dtype).transpose(0, 2)[:, ::2],
+                torch.randn(6, 5, 3, dtype=dtype),
+            ),
+        ]
+        for a, b in cases:
+            want = np.matmul(a.numpy(), b.numpy())
+            got = a @ b
+            assert got.shape == want.shape and got.is_contiguous()
+            np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol)
+    finally:
+        torch.set_num_threads(2)
