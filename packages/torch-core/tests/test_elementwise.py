@@ -417,3 +417,24 @@ def test_neg_flips_the_sign_of_zero():
 
     out = (-torch.tensor([0.0, -0.0], dtype=torch.float64)).tolist()
     assert [math.copysign(1.0, v) for v in out] == [-1.0, 1.0]  # IEEE negation, as NumPy
+
+
+# The elementwise walk takes whole runs of the innermost dim per step of the next one; runs
+# split between threads start and end mid-row. Permuted copies and binary ops over several
+# layouts against NumPy.
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "shape, perm",
+    [((32, 64, 6, 32), (0, 2, 1, 3)), ((7, 5, 3, 9), (3, 1, 0, 2)), ((300, 3, 111), (2, 0, 1))],
+)
+def test_strided_walk_over_rows_matches_numpy(threads, shape, perm):
+    torch.set_num_threads(threads)
+    try:
+        a = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+        t = torch.from_numpy(a).permute(*perm)
+        want = a.transpose(perm)
+        np.testing.assert_array_equal(t.contiguous().numpy(), want)
+        np.testing.assert_array_equal((t + 1).numpy(), want + 1)
+        np.testing.assert_array_equal((t * t.contiguous()).numpy(), want * want)
+    finally:
+        torch.set_num_threads(2)
