@@ -283,6 +283,56 @@ struct reduce_kernel {
 };
 
 // Value and flat index of the max (or min); the first one wins ties, NaN wins all.
+// The first index of the max (min) of a contiguous float run, NaN counting as the largest
+// (as the loop below): the extreme in vector lanes, then a scan for its first occurrence.
+template <class T, bool IsMax>
+TC_MULTIVERSION std::pair<T, int64_t> arg_extreme_run(const T* p, int64_t n) {
+  const T init = IsMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+  const T best = minmax_run<T, IsMax>(p, n, init);
+  int64_t i = 0;
+  if (best != best)
+    while (p[i] == p[i]) i++;
+  else
+    while (i + 1 < n && p[i] != best) i++;  // (n >= 1; an all -inf run for max: index 0)
+  return {p[i], i};
+}
+
+// arg_reduce_kernel for contiguous runs of floats: runs across threads, or one long run cut
+// into a chunk per thread whose results are merged in order (ties: the first index wins).
+template <class T, bool IsMax>
+void arg_reduce_runs(ReduceIter& it, int nt) {
+  const T* in = reinterpret_cast<const T*>(it.in);
+  T* out = reinterpret_cast<T*>(it.out);
+  const int64_t n = it.n_red;
+  if (it.n_out > 1 || nt <= 1) {
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t o = 0; o < it.n_out; o++) {
+      auto [v, i] = arg_extreme_run<T, IsMax>(in + kept_offset(it, o), n);
+      out[o] = v;
+      it.out_idx[o] = i;
+    }
+    return;
+  }
+  std::vector<std::pair<T, int64_t>> part(size_t(nt), {T(0), -1});
+#pragma omp parallel num_threads(nt)
+  {
+    const int64_t t = omp_get_thread_num(), k = omp_get_num_threads();
+    const int64_t b = n * t / k, e = n * (t + 1) / k;
+    if (b < e) {
+      auto r = arg_extreme_run<T, IsMax>(in + b, e - b);
+      part[size_t(t)] = {r.first, b + r.second};
+    }
+  }
+  T best = 0;
+  int64_t best_i = -1;
+  for (auto [v, i] : part) {  // (i < 0: an empty chunk)
+    if (i >= 0 && (best_i < 0 || (best == best && (v != v || (IsMax ? v > best : v < best)))))
+      best = v, best_i = i;
+  }
+  out[0] = best;
+  it.out_idx[0] = best_i;
+}
+
 template <class T, bool IsMax>
 void arg_reduce_kernel(ReduceIter& it) {
   using A = typename AccOf<T>::type;
@@ -290,6 +340,8 @@ void arg_reduce_kernel(ReduceIter& it) {
   T* out = reinterpret_cast<T*>(it.out);
   int nd = int(it.red_sizes.size());
   int nt = it.n_out * it.n_red >= kCheapGrain ? get_num_threads() : 1;
+  if constexpr (std::is_floating_point_v<T>)
+    if (nd == 1 && it.red_strides[0] == 1) return arg_reduce_runs<T, IsMax>(it, nt);
 #pragma omp parallel for num_threads(nt) schedule(static)
   for (int64_t o = 0; o < it.n_out; o++) {
     const T* p = in + kept_offset(it, o);

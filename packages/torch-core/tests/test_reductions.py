@@ -212,3 +212,23 @@ def test_sum_sq_refuses_integers_and_has_zero_for_empty_slices():
     assert torch.equal(torch._C._sum_sq(torch.zeros(0, 3), 0, False, None), torch.zeros(3))
     assert torch.isnan(torch.norm(torch.tensor([1.0, float("nan")])))
     assert torch.norm(torch.tensor([float("inf"), 1.0])) == float("inf")
+
+
+# argmax/argmin over contiguous float runs (vector lanes, then a scan; one long run split
+# across threads): NumPy's first index of the extreme, NaN counting as the extreme.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("n", [1, 2, 17, 1000, 300_000])
+def test_argmax_argmin_of_runs_match_numpy(dtype, n):
+    x = torch.randn(n, dtype=dtype)
+    a = x.numpy()
+    assert x.argmax().item() == np.argmax(a) and x.argmin().item() == np.argmin(a)
+    rows = torch.randn(5, n, dtype=dtype)
+    np.testing.assert_array_equal(rows.argmax(1).numpy(), np.argmax(rows.numpy(), 1))
+    np.testing.assert_array_equal(rows.min(1).indices.numpy(), np.argmin(rows.numpy(), 1))
+    if n > 2:
+        x[n // 3] = x[n - 1] = float("nan")
+        assert x.argmax().item() == n // 3 and x.argmin().item() == n // 3
+        assert torch.isnan(x.max(0).values)
+    ties = torch.zeros(n, dtype=dtype)
+    assert ties.argmax().item() == 0 and ties.argmin().item() == 0
+    assert torch.full((n,), float("-inf"), dtype=dtype).argmax().item() == 0
