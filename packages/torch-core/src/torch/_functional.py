@@ -377,6 +377,13 @@ def clamp(input, min=None, max=None, *, out=None):
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
     if _needs_grad(input, min, max):
         return write_out(_clamp_graph(input, min, max), out)
+    if (
+        input.dtype.is_floating_point
+        and type(min) in (builtins.int, builtins.float)
+        and type(max) in (builtins.int, builtins.float)
+        and min <= max  # (not NaN; with min > max every value becomes max)
+    ):
+        return write_out(_C._hardtanh(input, min, max), out)  # one pass
     r = input if min is None else _C.maximum(input, min)  # numbers promote weakly
     r = r if max is None else _C.minimum(r, max)
     return write_out(r, out)
