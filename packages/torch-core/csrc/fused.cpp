@@ -264,7 +264,7 @@ TC_MULTIVERSION void run_block(const Instr* code, int n_code, T* const* R, int64
         else
           TC_LOOP1(erf_of(x))
       case kGelu:
-        TC_LOOP1(T(0.5) * x * (T(1) + fast_erf(x * T(0.70710678118654752440))))
+        TC_LOOP1(x * fast_gelu_cdf(x))
       case kGeluTanh:
         TC_LOOP1(T(0.5) * x *
                  (T(1) + fast_tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x))))

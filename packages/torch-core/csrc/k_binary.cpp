@@ -159,11 +159,11 @@ TC_FN2(MaximumF, max_impl(x, y))
 TC_FN2(ReluGradF, y > A(0) ? x : A(0))  // the gradient x of relu, at relu's output y
 TC_FN2(MinimumF, min_impl(x, y))
 
-// Activation gradients g * f'(x), x the activation's input (constants: sqrt(1/2),
-// 1/sqrt(2 pi), sqrt(2/pi)).
+// Activation gradients g * f'(x), x the activation's input (constants: 1/sqrt(2 pi),
+// sqrt(2/pi)).
 template <class A>
 TC_INLINE A gelu_grad_impl(A g, A x) {
-  A cdf = A(0.5) * (A(1) + fast_erf(x * A(0.70710678118654752440)));
+  A cdf = fast_gelu_cdf(x);
   A pdf = A(0.39894228040143267794) * fast_exp(A(-0.5) * x * x);
   return g * (cdf + x * pdf);
 }

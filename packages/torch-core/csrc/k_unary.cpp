@@ -107,8 +107,8 @@ TC_FN1(ErfinvF, erfinv_impl(x))
 TC_FN1(ReciprocalF, A(1) / x)
 
 // Fused activations: one pass instead of the 4-6 of their composite forms. The constants
-// are sqrt(1/2) and sqrt(2/pi).
-TC_FN1(GeluF, A(0.5) * x * (A(1) + fast_erf(x * A(0.70710678118654752440))))
+// are sqrt(2/pi) and gelu_tanh's 0.044715.
+TC_FN1(GeluF, x* fast_gelu_cdf(x))
 TC_FN1(GeluTanhF,
        A(0.5) * x * (A(1) + fast_tanh(A(0.79788456080286535588) * (x + A(0.044715) * x * x * x))))
 TC_FN1(SiluF, x / (A(1) + fast_exp(-x)))

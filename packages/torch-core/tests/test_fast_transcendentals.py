@@ -87,7 +87,7 @@ def _float32_samples(lo, hi, n=1_000_001):
         ("log", np.log, 1e-45, 3.4e38, 2),
         ("log1p", np.log1p, -0.9999999, 3.4e38, 3),
         ("expm1", np.expm1, -30.0, 88.7, 3),
-        ("erf", special.erf, -6.0, 6.0, 3),
+        ("erf", special.erf, -6.0, 6.0, 1.5),  # 1.29 over every float32 (docs/tensors.rst)
     ],
 )
 def test_polynomial_kernels_float32_within_bound_of_float64(name, exact, lo, hi, bound):
