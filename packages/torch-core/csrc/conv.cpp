@@ -103,11 +103,6 @@ void for_lines(const ConvGeom& g, int64_t r0, int64_t r1, int64_t t0, int64_t t1
   }
 }
 
-bool has_avx512() {
-  static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx512f"));
-  return yes;
-}
-
 // im2col of float lines of at most 16 elements, stride 1 along them (small images: the
 // late layers of a CNN), one masked AVX-512 load and store per line: the masked-off lanes
 // are the padding, which a masked load never reads. (The generic loop below spent more

@@ -34,6 +34,12 @@ using NllLossFn = void (*)(const NllArgs& a, const Tensor& x, const Tensor& targ
 using NllLossBackwardFn = void (*)(const NllArgs& a, const Tensor& g, const Tensor& target,
                                    const Tensor& weight, double total, const Tensor& gx);
 
+// Whether this CPU runs AVX-512 (the kernels with a hand-written AVX-512 path ask).
+inline bool has_avx512() {
+  static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx512f"));
+  return yes;
+}
+
 // ---------------------------------------------------------------- batch norm (nn_norm.cpp)
 struct NormDims {
   int64_t N, C, S;

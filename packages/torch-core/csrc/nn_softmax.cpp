@@ -4,6 +4,7 @@
 // contiguous and handled one at a time; otherwise a block of up to kCols columns of one
 // outer index is processed together, each pass running along the contiguous inner dim.
 // The max is subtracted before exp, so large inputs do not overflow.
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -88,6 +89,101 @@ TC_MULTIVERSION void softmax_rows(const T* __restrict x, T* __restrict y, int64_
   }
 }
 
+// float32 rows on AVX-512: each row's max, exp(x - max) with its sum, and the scaling in
+// 16-float registers (a masked tail), the lanes folded by the reduce instructions. Rows of a
+// transformer's attention (64 values) spent more on the generic loops' lane folds than on
+// their values. exp is fast_expf's polynomial (2 ulp), 2^k applied by vscalefps. NaN in a
+// row makes the whole row NaN (through its exp and sum), as in the generic loops.
+#define TC_AVX512 __attribute__((target("avx512f"), always_inline)) inline
+TC_AVX512 __m512 exp16(__m512 x) {
+  const __m512 xc = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)), _mm512_set1_ps(89.0f));
+  const __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(xc, _mm512_set1_ps(1.44269504f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), xc);
+  r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.0f / 720);
+  for (float c : {1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f})
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
+  const __m512 y = _mm512_scalef_ps(p, k);  // p * 2^k, overflowing to inf, subnormal below
+  return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);  // NaN stays
+}
+
+__attribute__((target("avx512f"))) void softmax_rows_avx512(const float* x, float* y, int64_t rows,
+                                                            int64_t n, bool log) {
+  const int64_t full = n / 16 * 16;
+  const __mmask16 tail = __mmask16((1u << (n - full)) - 1);
+  for (int64_t r = 0; r < rows; r++) {
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    __m512 m = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+    for (int64_t i = 0; i < full; i += 16) m = _mm512_max_ps(m, _mm512_loadu_ps(xr + i));
+    if (tail) m = _mm512_mask_max_ps(m, tail, m, _mm512_maskz_loadu_ps(tail, xr + full));
+    const __m512 mx = _mm512_set1_ps(_mm512_reduce_max_ps(m));
+    __m512 s = _mm512_setzero_ps();
+    for (int64_t i = 0; i < full; i += 16) {
+      const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(xr + i), mx));
+      if (!log) _mm512_storeu_ps(yr + i, e);
+      s = _mm512_add_ps(s, e);
+    }
+    if (tail) {
+      const __m512 e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(tail, xr + full), mx));
+      if (!log) _mm512_mask_storeu_ps(yr + full, tail, e);
+      s = _mm512_mask_add_ps(s, tail, s, e);
+    }
+    const float sum = _mm512_reduce_add_ps(s);
+    if (log) {  // (x - max) - log(sum)
+      const __m512 ls = _mm512_set1_ps(std::log(sum));
+      for (int64_t i = 0; i < full; i += 16)
+        _mm512_storeu_ps(yr + i, _mm512_sub_ps(_mm512_sub_ps(_mm512_loadu_ps(xr + i), mx), ls));
+      if (tail)
+        _mm512_mask_storeu_ps(
+            yr + full, tail,
+            _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(tail, xr + full), mx), ls));
+    } else {
+      const __m512 inv = _mm512_set1_ps(1.0f / sum);
+      for (int64_t i = 0; i < full; i += 16)
+        _mm512_storeu_ps(yr + i, _mm512_mul_ps(_mm512_loadu_ps(yr + i), inv));
+      if (tail)
+        _mm512_mask_storeu_ps(yr + full, tail,
+                              _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, yr + full), inv));
+    }
+  }
+}
+
+// g - exp(y) s (log_softmax), or y (g - s)
+TC_AVX512 __m512 grad16(__m512 g, __m512 y, __m512 s, bool log) {
+  return log ? _mm512_fnmadd_ps(exp16(y), s, g) : _mm512_mul_ps(y, _mm512_sub_ps(g, s));
+}
+
+// softmax_grad_row for float32 rows on AVX-512 (the same lane folds by reduce instructions)
+__attribute__((target("avx512f"))) void softmax_grad_rows_avx512(const float* g, const float* y,
+                                                                 float* o, int64_t rows, int64_t n,
+                                                                 bool log) {
+  const int64_t full = n / 16 * 16;
+  const __mmask16 tail = __mmask16((1u << (n - full)) - 1);
+  for (int64_t r = 0; r < rows; r++) {
+    const float *gr = g + r * n, *yr = y + r * n;
+    float* orow = o + r * n;
+    __m512 s = _mm512_setzero_ps();
+    for (int64_t i = 0; i < full; i += 16) {
+      const __m512 gv = _mm512_loadu_ps(gr + i);
+      s = log ? _mm512_add_ps(s, gv) : _mm512_fmadd_ps(gv, _mm512_loadu_ps(yr + i), s);
+    }
+    if (tail) {
+      const __m512 gv = _mm512_maskz_loadu_ps(tail, gr + full);
+      s = log ? _mm512_add_ps(s, gv)
+              : _mm512_fmadd_ps(gv, _mm512_maskz_loadu_ps(tail, yr + full), s);
+    }
+    const __m512 sv = _mm512_set1_ps(_mm512_reduce_add_ps(s));
+    for (int64_t i = 0; i < full; i += 16)
+      _mm512_storeu_ps(orow + i, grad16(_mm512_loadu_ps(gr + i), _mm512_loadu_ps(yr + i), sv, log));
+    if (tail)
+      _mm512_mask_storeu_ps(orow + full, tail,
+                            grad16(_mm512_maskz_loadu_ps(tail, gr + full),
+                                   _mm512_maskz_loadu_ps(tail, yr + full), sv, log));
+  }
+}
+
 // m <= kCols columns (stride st between rows) of n rows.
 template <class T>
 TC_MULTIVERSION void softmax_block(const T* __restrict x, T* __restrict y, int64_t n, int64_t m,
@@ -168,8 +264,11 @@ void softmax_cpu(const RowShape& r, const Tensor& xt, const Tensor& yt, bool log
   const T* x = xt.data_as<T>();
   T* y = yt.data_as<T>();
   if (r.inner == 1) {
-    for_row_ranges(
-        r, [&](int64_t o, int64_t m) { softmax_rows(x + o * r.n, y + o * r.n, m, r.n, log); });
+    for_row_ranges(r, [&](int64_t o, int64_t m) {
+      if constexpr (std::is_same_v<T, float>)
+        if (has_avx512()) return softmax_rows_avx512(x + o * r.n, y + o * r.n, m, r.n, log);
+      softmax_rows(x + o * r.n, y + o * r.n, m, r.n, log);
+    });
     return;
   }
   for_blocks(r, [&](int64_t o, int64_t c0, int64_t c1) {
@@ -184,6 +283,11 @@ void softmax_backward_cpu(const RowShape& r, const Tensor& gt, const Tensor& yt,
   const T *g = gt.data_as<T>(), *y = yt.data_as<T>();
   T* gx = gxt.data_as<T>();
   if (r.inner == 1) {
+    if constexpr (std::is_same_v<T, float>)
+      if (has_avx512())
+        return for_row_ranges(r, [&](int64_t o, int64_t m) {
+          softmax_grad_rows_avx512(g + o * r.n, y + o * r.n, gx + o * r.n, m, r.n, log);
+        });
     for_rows(r, [&](int64_t off) { softmax_grad_row(g + off, y + off, gx + off, r.n, log); });
     return;
   }
