@@ -10,13 +10,13 @@ __path__ = __import__("pkgutil").extend_path(__path__, __name__)
 
 import os as _os
 
-# OpenMP threads that spin while idle steal the cores from OpenBLAS's threads (and from the
-# next kernel): sleep instead. Read when _C loads libgomp; a user's setting wins.
-_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-# Likewise OpenBLAS's own threads: by default they spin for 2^28 cycles (~0.1 s) after each
-# product, and an OpenMP kernel running meanwhile (a convolution after a Linear layer) gets
-# half the cores: the MNIST training step ran 1.8x slower. 2^20 cycles (~0.4 ms) still bridge
-# back-to-back products. Read when the library loads, below.
+# OpenMP's idle threads keep GNU OpenMP's default: spin briefly, then sleep. Every product
+# and kernel runs on that one pool (Note [One thread pool], Note [MKL]), so a spinning thread
+# takes no core from another pool, and back-to-back kernels skip a wake-up each (sleeping at
+# once made a transformer's training step 12% slower). OpenBLAS's own threads (LAPACK) by
+# default spin for 2^28 cycles (~0.1 s) after each call, and an OpenMP kernel running
+# meanwhile gets half the cores (the MNIST training step ran 1.8x slower): 2^20 cycles
+# (~0.4 ms). Read when the library loads, below.
 _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "20")
 
 import scipy_openblas32 as _openblas  # noqa: E402,F401  (loads the BLAS library _C links against)
