@@ -243,7 +243,10 @@ struct Bound {
   Handle user = nullptr, mine = nullptr;
 };
 
-thread_local std::vector<float> scratch;  // this thread's blocked copies, reused across calls
+// This thread's blocked copies, reused across calls; past kKeepScratch floats they are freed
+// after the call (a big image's copies would otherwise stay allocated for good).
+thread_local std::vector<float> scratch;
+constexpr size_t kKeepScratch = size_t(16) << 20;  // 64 MiB
 
 Bound bind(const Role& r, void* user, float* spare) {
   Bound b;
@@ -294,6 +297,7 @@ void run(const Prim& p, int arg_src, int arg_wei, int arg_dst, const void* src, 
     api.memory_destroy(m->user);
   }
   if (b) api.memory_destroy(b);
+  if (scratch.size() > kKeepScratch) std::vector<float>().swap(scratch);
 }
 
 }  // namespace
