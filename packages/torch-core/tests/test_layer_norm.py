@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import torch
-import torch.nn.functional as F
 
 CASES = [  # (input shape, normalised dims k)
     ((7, 5), 1),
@@ -70,11 +69,11 @@ def test_layer_norm_forward_and_backward_match_numpy(shape, k, dtype, affine, th
 
 
 def test_layer_norm_of_constant_rows_is_zero_and_nan_propagates():
-    y = F.layer_norm(torch.full((3, 8), 2.5), (8,))
+    y = torch._C._layer_norm(torch.full((3, 8), 2.5), 1, None, None, 1e-5)[0]
     assert torch.equal(y, torch.zeros(3, 8))
     x = torch.randn(2, 4)
     x[1, 2] = float("nan")
-    y = F.layer_norm(x, (4,))
+    y = torch._C._layer_norm(x, 1, None, None, 1e-5)[0]
     assert not torch.isnan(y[0]).any() and torch.isnan(y[1]).all()
 
 
