@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <map>
@@ -350,20 +351,41 @@ void set_onednn_enabled(bool on) { enabled = on; }
 bool onednn_enabled() { return enabled; }
 int64_t onednn_runs() { return runs; }
 
+// The batch goes to oneDNN in chunks of whole samples whose blocked copies take about
+// kChunkBytes at most (in plain layout): a test batch of 1000 MNIST images made 230 MB of
+// them at once.
+constexpr int64_t kChunkBytes = int64_t(4) << 20;
+
+// Samples per chunk, and the floats of one sample of x (the op's input) and of y (its output).
+static int64_t chunk_of(const ConvPlan& c, int64_t& x_per, int64_t& y_per) {
+  x_per = c.C * (c.transposed ? c.g.out_n() : c.g.in_n());
+  y_per = c.O * (c.transposed ? c.g.in_n() : c.g.out_n());
+  const int64_t per = std::max<int64_t>(1, (x_per + y_per) * int64_t(sizeof(float)));
+  return std::clamp<int64_t>(kChunkBytes / per, 1, std::max<int64_t>(c.N, 1));
+}
+
 bool onednn_conv(const ConvPlan& c, int nd, const float* x, const float* w, const float* b,
                  float* y) {
   if (!engine || !enabled) return false;
-  if (!c.transposed) {
-    auto p = lookup(kForward, c, nd, b != nullptr);
-    if (!p) return false;
-    run(*p, kArgSrc, kArgWeights, kArgDst, x, w, y, b);
-    return true;
+  int64_t x_per, y_per;
+  const int64_t chunk = chunk_of(c, x_per, y_per);
+  // (every chunk's geometry is checked before any runs: a refusal leaves y to our kernels)
+  ConvPlan first = c, last = c;
+  first.N = std::min(chunk, c.N), last.N = c.N % chunk ? c.N % chunk : first.N;
+  const Kind kind = c.transposed ? kData : kForward;  // conv_transpose: backward data
+  const bool with_bias = b && !c.transposed;          // (oneDNN's backward data has no bias)
+  auto p_first = lookup(kind, first, nd, with_bias), p_last = lookup(kind, last, nd, with_bias);
+  if (!p_first || !p_last) return false;
+  for (int64_t n0 = 0; n0 < c.N; n0 += chunk) {
+    const Prim& p = *(n0 + chunk <= c.N ? p_first : p_last);
+    const float* xs = x + n0 * x_per;
+    float* ys = y + n0 * y_per;
+    if (!c.transposed)
+      run(p, kArgSrc, kArgWeights, kArgDst, xs, w, ys, b);
+    else  // conv_transpose(x, w) is the data gradient of the convolution from y's image to x's
+      run(p, kArgDiffSrc, kArgWeights, kArgDiffDst, ys, w, xs, nullptr);
   }
-  // conv_transpose(x, w) is the data gradient of the convolution from y's image to x's
-  auto p = lookup(kData, c, nd, false);
-  if (!p) return false;
-  run(*p, kArgDiffSrc, kArgWeights, kArgDiffDst, y, w, x, nullptr);
-  if (b) {  // (oneDNN's backward data has no bias)
+  if (b && c.transposed) {
     const int64_t plane = c.g.in_n();
 #pragma omp parallel for num_threads(c.N* c.O* plane >= kGrain ? get_num_threads() : 1)
     for (int64_t i = 0; i < c.N * c.O; i++)
@@ -375,9 +397,21 @@ bool onednn_conv(const ConvPlan& c, int nd, const float* x, const float* w, cons
 bool onednn_conv_weight_grad(const ConvPlan& c, int nd, const float* x, const float* gy,
                              float* gw) {
   if (!engine || !enabled) return false;
-  auto p = lookup(kWeights, c, nd, false);
-  if (!p) return false;
-  run(*p, kArgSrc, kArgDiffWeights, kArgDiffDst, x, gw, gy, nullptr);
+  int64_t x_per, y_per;
+  const int64_t chunk = chunk_of(c, x_per, y_per);
+  ConvPlan first = c, last = c;
+  first.N = std::min(chunk, c.N), last.N = c.N % chunk ? c.N % chunk : first.N;
+  auto p_first = lookup(kWeights, first, nd, false), p_last = lookup(kWeights, last, nd, false);
+  if (!p_first || !p_last) return false;
+  const int64_t wn = c.O * (c.C / c.groups) * c.g.k_n();
+  std::vector<float> part(c.N > chunk ? size_t(wn) : 0);  // a later chunk's gradient
+  for (int64_t n0 = 0; n0 < c.N; n0 += chunk) {
+    const Prim& p = *(n0 + chunk <= c.N ? p_first : p_last);
+    float* dst = n0 == 0 ? gw : part.data();
+    run(p, kArgSrc, kArgDiffWeights, kArgDiffDst, x + n0 * x_per, dst, gy + n0 * y_per, nullptr);
+    if (n0 > 0)
+      for (int64_t i = 0; i < wn; i++) gw[i] += part[size_t(i)];
+  }
   return true;
 }
 

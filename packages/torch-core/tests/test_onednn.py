@@ -154,3 +154,22 @@ def test_matrix_products_match_numpy(m, k, n, dtype, layout):
     close(torch.addmm(T(c.astype(dtype)), at, bt, beta=0.5, alpha=2.0), 0.5 * c + 2 * a @ b, tol)
     batch = torch.stack([at, at * 2])
     close(batch @ bt, np.stack([a @ b, 2 * a @ b]), tol=tol)
+
+
+@onednn
+def test_big_batches_run_in_chunks_with_the_same_numbers():
+    # 150 samples of 16x64x64 in and out: oneDNN gets them in chunks of 8 samples (4 MB of
+    # plain input and output each) and a last one of 6; the weight gradient sums the chunks'.
+    x = T(rand(150, 16, 64, 64).astype(np.float32))
+    w = T(rand(16, 16, 3, 3, seed=1).astype(np.float32))
+    b = T(rand(16, seed=2).astype(np.float32))
+    y = through_onednn(lambda: torch.conv2d(x, w, b, padding=1))
+    close(y, own(lambda: torch.conv2d(x, w, b, padding=1)).numpy())
+    yt = through_onednn(lambda: torch.conv_transpose2d(x, w, b, padding=1))
+    close(yt, own(lambda: torch.conv_transpose2d(x, w, b, padding=1)).numpy())
+    gy = T(rand(150, 16, 64, 64, seed=3).astype(np.float32))
+
+    def grad():
+        return torch._C._conv_weight_grad(x, gy, (16, 16, 3, 3), (1, 1), (1, 1), (1, 1), 1)
+
+    close(through_onednn(grad), own(grad).numpy(), tol=1e-3)

@@ -18,6 +18,10 @@ import os as _os
 # meanwhile gets half the cores (the MNIST training step ran 1.8x slower): 2^20 cycles
 # (~0.4 ms). Read when the library loads, below.
 _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "20")
+# MKL (where installed) without its memory manager, which keeps each product's packing
+# buffers for reuse: the MNIST example's peak memory was ~25 MB higher with it, for no
+# measurable speed. Read when MKL loads (torch.backends.mkl._load).
+_os.environ.setdefault("MKL_DISABLE_FAST_MM", "1")
 
 import scipy_openblas32 as _openblas  # noqa: E402,F401  (loads the BLAS library _C links against)
 
