@@ -364,18 +364,25 @@ static int64_t chunk_of(const ConvPlan& c, int64_t& x_per, int64_t& y_per) {
   return std::clamp<int64_t>(kChunkBytes / per, 1, std::max<int64_t>(c.N, 1));
 }
 
+// The primitives of the full chunks and of the last one; false where oneDNN refuses either
+// (checked before any chunk runs: a refusal leaves the whole op to our kernels).
+static bool chunk_prims(Kind kind, const ConvPlan& c, int nd, bool bias, int64_t chunk,
+                        std::shared_ptr<const Prim>& first, std::shared_ptr<const Prim>& last) {
+  ConvPlan f = c, l = c;
+  f.N = std::min(chunk, c.N), l.N = c.N % chunk ? c.N % chunk : f.N;
+  first = lookup(kind, f, nd, bias), last = lookup(kind, l, nd, bias);
+  return first && last;
+}
+
 bool onednn_conv(const ConvPlan& c, int nd, const float* x, const float* w, const float* b,
                  float* y) {
   if (!engine || !enabled) return false;
   int64_t x_per, y_per;
   const int64_t chunk = chunk_of(c, x_per, y_per);
-  // (every chunk's geometry is checked before any runs: a refusal leaves y to our kernels)
-  ConvPlan first = c, last = c;
-  first.N = std::min(chunk, c.N), last.N = c.N % chunk ? c.N % chunk : first.N;
   const Kind kind = c.transposed ? kData : kForward;  // conv_transpose: backward data
   const bool with_bias = b && !c.transposed;          // (oneDNN's backward data has no bias)
-  auto p_first = lookup(kind, first, nd, with_bias), p_last = lookup(kind, last, nd, with_bias);
-  if (!p_first || !p_last) return false;
+  std::shared_ptr<const Prim> p_first, p_last;
+  if (!chunk_prims(kind, c, nd, with_bias, chunk, p_first, p_last)) return false;
   for (int64_t n0 = 0; n0 < c.N; n0 += chunk) {
     const Prim& p = *(n0 + chunk <= c.N ? p_first : p_last);
     const float* xs = x + n0 * x_per;
@@ -399,10 +406,8 @@ bool onednn_conv_weight_grad(const ConvPlan& c, int nd, const float* x, const fl
   if (!engine || !enabled) return false;
   int64_t x_per, y_per;
   const int64_t chunk = chunk_of(c, x_per, y_per);
-  ConvPlan first = c, last = c;
-  first.N = std::min(chunk, c.N), last.N = c.N % chunk ? c.N % chunk : first.N;
-  auto p_first = lookup(kWeights, first, nd, false), p_last = lookup(kWeights, last, nd, false);
-  if (!p_first || !p_last) return false;
+  std::shared_ptr<const Prim> p_first, p_last;
+  if (!chunk_prims(kWeights, c, nd, false, chunk, p_first, p_last)) return false;
   const int64_t wn = c.O * (c.C / c.groups) * c.g.k_n();
   std::vector<float> part(c.N > chunk ? size_t(wn) : 0);  // a later chunk's gradient
   for (int64_t n0 = 0; n0 < c.N; n0 += chunk) {

@@ -1,8 +1,9 @@
 """Global switches of the compute backends, as PyTorch names them.
 
 ``torch.backends.cudnn``, ``.cuda``, ``.mps``, ``.openmp``, ``.mkldnn`` and ``.mkl`` report
-what this build has (the CPU backend with OpenMP and OpenBLAS; no CUDA, cuDNN, MPS, oneDNN
-or MKL yet) and keep their flags, so programs that set them run unchanged. This module also
+what this build has (the CPU backend with OpenMP and OpenBLAS, and Intel's MKL and oneDNN
+where torch-core's ``[mkl]`` extra is installed; no CUDA, cuDNN or MPS yet) and keep their
+flags, so programs that set them run unchanged. This module also
 keeps the process-wide settings behind ``torch.set_float32_matmul_precision`` and
 ``torch.use_deterministic_algorithms``.
 
@@ -12,6 +13,9 @@ settings are recorded and reported back, and take effect once a backend that has
 less precise or non-deterministic kernels (the CUDA one) reads them.
 """
 
+import glob
+import importlib.metadata
+import os
 import warnings
 
 from torch import _packages
@@ -122,3 +126,24 @@ def __getattr__(name):  # torch.backends.cudnn works after a plain `import torch
 
 def __dir__():
     return sorted(set(globals()) | _SUBMODULES)
+
+
+def _load_wheel_library(dist, prefix, load, what):
+    """Hands ``load`` (a core function: path -> "" or why not) the library ``prefix*`` of the
+    installed wheel ``dist`` (Intel's ``mkl``, ``onednn-cpu-gomp``); nothing when the wheel
+    is absent, a warning naming ``what`` keeps working without it when it cannot be used."""
+    try:
+        found = importlib.metadata.distribution(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return
+    # The wheels put their libraries in the environment's lib/, two levels above
+    # site-packages; their file lists say where otherwise.
+    paths = sorted(glob.glob(os.path.join(found.locate_file(""), "..", "..", prefix + "*")))
+    if not paths:
+        paths = [str(f.locate()) for f in found.files or () if f.name.startswith(prefix)]
+    if not paths:
+        return
+    path = os.path.realpath(paths[-1])
+    why = load(path)
+    if why:
+        warnings.warn(f"torch: {dist} at {path} is not used ({why}); {what}", stacklevel=3)

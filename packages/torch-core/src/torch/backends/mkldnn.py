@@ -5,9 +5,6 @@ the optional ``onednn-cpu-gomp`` wheel is installed (``pip install "torch-core[m
 sends them back to this project's own kernels."""
 
 import contextlib
-import glob
-import importlib.metadata
-import os
 import sys
 import types
 
@@ -32,31 +29,13 @@ def flags(enabled=False):
         _C._set_onednn_enabled(old)
 
 
-def _library():
-    """The path of the installed ``onednn-cpu-gomp`` wheel's libdnnl, or None."""
-    try:
-        dist = importlib.metadata.distribution("onednn-cpu-gomp")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    # The wheel puts its library in the environment's lib/, two levels above site-packages.
-    found = sorted(glob.glob(os.path.join(dist.locate_file(""), "..", "..", "libdnnl.so.3*")))
-    if not found:
-        found = [str(f.locate()) for f in dist.files or () if f.name.startswith("libdnnl.so.3")]
-    return os.path.realpath(found[-1]) if found else None
-
-
 def _load():
-    """Run convolutions through oneDNN when it is installed; warn (and keep our kernels)
-    when an installed oneDNN cannot be used."""
-    path = _library()
-    if path is None:
-        return
-    why = _C._load_onednn(path)
-    if why:
-        import warnings
+    """Run convolutions through oneDNN when its wheel is installed."""
+    from torch.backends import _load_wheel_library
 
-        msg = f"torch: oneDNN at {path} is not used ({why}); convolutions use our kernels"
-        warnings.warn(msg, stacklevel=2)
+    _load_wheel_library(
+        "onednn-cpu-gomp", "libdnnl.so.3", _C._load_onednn, "convolutions use our kernels"
+    )
 
 
 class _Module(types.ModuleType):
