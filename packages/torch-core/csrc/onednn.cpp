@@ -132,16 +132,17 @@ Handle make_reorder(Handle from, Handle to) {
   return p;
 }
 
-// role's layouts: plain `dims`, the kernel's choice from pd; false when a reorder fails
-bool fill_role(Role& r, int nd, const int64_t* dims, Handle pd, int query, bool to, bool back) {
+// role's layouts: plain `dims`, the kernel's choice from pd, and the reorder between them:
+// in for a role the primitive reads, back out for the one it writes; false when one fails
+bool fill_role(Role& r, int nd, const int64_t* dims, Handle pd, int query, bool read) {
   r.plain = plain_md(nd, dims);
   r.want = api.query_md(pd, query, 0);
   if (!r.plain || !r.want) return false;
   r.bytes = api.md_size(r.want);
   if (api.md_equal(r.plain, r.want)) return true;
-  if (to && !(r.to = make_reorder(r.plain, r.want))) return false;
-  if (back && !(r.back = make_reorder(r.want, r.plain))) return false;
-  return true;
+  Handle& prim = read ? r.to : r.back;
+  prim = read ? make_reorder(r.plain, r.want) : make_reorder(r.want, r.plain);
+  return prim != nullptr;
 }
 
 // The geometry's dims in oneDNN's terms: (N, C, *sp) images, (G, O/G, C/G, *k) weights.
@@ -204,18 +205,13 @@ std::shared_ptr<Prim> build(Kind kind, const Geometry& g, bool bias) {
   }
   p->pd = pd;
   if (ok) ok = api.primitive_create(&p->prim, pd) == 0;
-  if (ok && kind == kForward)
-    ok = fill_role(p->src, n, g.src, pd, kQuerySrc, true, false) &&
-         fill_role(p->wei, g.wei_nd, g.wei, pd, kQueryWeights, true, false) &&
-         fill_role(p->dst, n, g.dst, pd, kQueryDst, false, true);
-  else if (ok && kind == kData)
-    ok = fill_role(p->src, n, g.src, pd, kQueryDiffSrc, false, true) &&
-         fill_role(p->wei, g.wei_nd, g.wei, pd, kQueryWeights, true, false) &&
-         fill_role(p->dst, n, g.dst, pd, kQueryDiffDst, true, false);
-  else if (ok)
-    ok = fill_role(p->src, n, g.src, pd, kQuerySrc, true, false) &&
-         fill_role(p->wei, g.wei_nd, g.wei, pd, kQueryDiffWeights, false, true) &&
-         fill_role(p->dst, n, g.dst, pd, kQueryDiffDst, true, false);
+  // each kind writes one role (forward dst, backward data src, backward weights wei)
+  ok = ok &&
+       fill_role(p->src, n, g.src, pd, kind == kData ? kQueryDiffSrc : kQuerySrc, kind != kData) &&
+       fill_role(p->wei, g.wei_nd, g.wei, pd, kind == kWeights ? kQueryDiffWeights : kQueryWeights,
+                 kind != kWeights) &&
+       fill_role(p->dst, n, g.dst, pd, kind == kForward ? kQueryDst : kQueryDiffDst,
+                 kind != kForward);
   p->ok = ok;
   for (Handle md : {src, dst, wei})
     if (md) api.md_destroy(md);
@@ -225,7 +221,6 @@ std::shared_ptr<Prim> build(Kind kind, const Geometry& g, bool bias) {
 
 // The cached primitive of the geometry (built on first use), or null where oneDNN refuses it.
 std::shared_ptr<const Prim> lookup(Kind kind, const ConvPlan& c, int nd, bool bias) {
-  const Geometry g = geometry(c, nd);
   std::vector<int64_t> key{kind, nd, bias, get_num_threads(), c.N, c.C, c.O, c.groups};
   for (int i = 0; i < 3; i++)
     key.insert(key.end(), {c.g.in[i], c.g.out[i], c.g.k[i], c.g.s[i], c.g.p[i], c.g.d[i]});
@@ -233,7 +228,7 @@ std::shared_ptr<const Prim> lookup(Kind kind, const ConvPlan& c, int nd, bool bi
   auto it = cache.find(key);
   if (it == cache.end()) {
     if (cache.size() >= kMaxCached) cache.clear();  // (calls running keep theirs alive)
-    it = cache.emplace(key, build(kind, g, bias)).first;
+    it = cache.emplace(key, build(kind, geometry(c, nd), bias)).first;
   }
   return it->second->ok ? it->second : nullptr;
 }
