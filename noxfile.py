@@ -4,6 +4,7 @@ torch-core's wheel is compiled once per source state and cached in ``build/wheel
 every session that needs the core installs that wheel.
 """
 
+import functools
 import glob
 import hashlib
 import os
@@ -32,11 +33,33 @@ CORE_INPUTS = ["csrc", "src", "third_party", "CMakeLists.txt", "hatch_build.py",
 PURE = [
     f"./packages/torch-{name}"
     for name in (
-        "autograd", "nn", "optim", "multiprocessing", "legacy",
-        "distributions", "distributed", "jit", "all",
+        "autograd",
+        "nn",
+        "optim",
+        "multiprocessing",
+        "legacy",
+        "distributions",
+        "distributed",
+        "jit",
+        "all",
     )  # fmt: skip
 ]
 TEST_DEPS = ["pytest", "hypothesis", "numpy", "scipy"]  # scipy: oracle of torch.special
+
+
+def session(func):
+    """A nox session on PYTHON whose venv is removed once it has run (pass or fail): with
+    ``reuse_venv = "no"`` it is rebuilt next time anyway, and a CI machine's disk then holds
+    one venv at a time (a torch-all venv is about 1.5 GB with Intel's MKL and oneDNN)."""
+
+    @functools.wraps(func)
+    def run(session: nox.Session) -> None:
+        try:
+            func(session)
+        finally:
+            shutil.rmtree(session.virtualenv.location, ignore_errors=True)
+
+    return nox.session(python=PYTHON)(run)
 
 
 def core_wheel(session: nox.Session, cmake_args: str = "") -> str:
@@ -68,7 +91,7 @@ def install_all(session: nox.Session, *extra: str) -> None:
     session.install(core_wheel(session), *PURE, *extra)
 
 
-@nox.session(python=PYTHON)
+@session
 def tests(session: nox.Session) -> None:
     """Build and install every package, then run all packages' tests (the Hogwild example's
     test reads scikit-learn's digits)."""
@@ -76,7 +99,7 @@ def tests(session: nox.Session) -> None:
     session.run("pytest", *sorted(glob.glob("packages/*/tests")), *session.posargs)
 
 
-@nox.session(python=PYTHON)
+@session
 def core_only(session: nox.Session) -> None:
     """torch-core alone: a NumPy-like library whose missing parts name the package to install."""
     session.install(core_wheel(session), *TEST_DEPS)
@@ -95,14 +118,14 @@ else:
 """
 
 
-@nox.session(python=PYTHON)
+@session
 def legacy_on_core(session: nox.Session) -> None:
     """torch-legacy on top of torch-core only, the install for Lua-Torch ports."""
     session.install(core_wheel(session), "./packages/torch-legacy", *TEST_DEPS)
     session.run("pytest", "packages/torch-legacy/tests", *session.posargs)
 
 
-@nox.session(python=PYTHON)
+@session
 def lint(session: nox.Session) -> None:
     """ruff on all Python; clang-format on torch-core's C++."""
     session.install("ruff", "clang-format")
@@ -112,7 +135,7 @@ def lint(session: nox.Session) -> None:
         session.run("clang-format", "--dry-run", "--Werror", *cxx)
 
 
-@nox.session(python=PYTHON)
+@session
 def docs(session: nox.Session) -> None:
     """The Sphinx site (warnings are errors) and its doctests."""
     install_all(session, "sphinx", "sphinx-gallery", "matplotlib", "numpy", "scikit-learn")
@@ -129,7 +152,7 @@ def docs(session: nox.Session) -> None:
         )
 
 
-@nox.session(python=PYTHON)
+@session
 def build(session: nox.Session) -> None:
     """A wheel per package into dist/."""
     os.makedirs("dist", exist_ok=True)
@@ -137,7 +160,7 @@ def build(session: nox.Session) -> None:
     session.run("python", "-m", "pip", "wheel", "--no-deps", "-w", "dist", *PURE)
 
 
-@nox.session(python=PYTHON)
+@session
 def example(session: nox.Session) -> None:
     """The README's main job: train the MNIST CNN (examples/mnist) to at least 95% test
     accuracy, then the tensor tour."""
@@ -156,9 +179,9 @@ def example(session: nox.Session) -> None:
     session.run("python", "examples/tensor_demo.py")
 
 
-def pytorch_venv(session: nox.Session, *extra: str) -> str:
-    """Python of a separate venv with real PyTorch 2.13 (.nox/bench-ref): oracle and peer only."""
-    ref = ROOT / ".nox" / "bench-ref"
+def pytorch_venv(session: nox.Session, *extra: str, ref: Path = ROOT / ".nox" / "bench-ref") -> str:
+    """Python of a separate venv with real PyTorch 2.13 (kept in .nox/bench-ref unless another
+    folder is given): oracle and peer only."""
     ref_python = ref / "bin" / "python"
     if not ref_python.exists():
         session.run("python", "-m", "venv", str(ref))
@@ -176,18 +199,18 @@ def pytorch_venv(session: nox.Session, *extra: str) -> str:
     return str(ref_python)
 
 
-@nox.session(python=PYTHON)
+@session
 def interop(session: nox.Session) -> None:
     """Checkpoints written by this project load in PyTorch 2.13, values and sharing intact."""
     session.install(core_wheel(session))
-    ref_python = pytorch_venv(session)
     script = str(CORE / "tests" / "checkpoints" / "interop_check.py")
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder:  # PyTorch's venv goes with it (CI's disk)
+        ref_python = pytorch_venv(session, ref=Path(folder) / "pytorch")
         session.run("python", script, "write", folder)
         session.run(ref_python, script, "check", folder, external=True)
 
 
-@nox.session(python=PYTHON)
+@session
 def bench(session: nox.Session) -> None:
     """Benchmarks under this project and under PyTorch 2.13 (.nox/bench-ref), in one table."""
     install_all(session, "numpy", "scikit-learn")
@@ -211,7 +234,7 @@ FUZZERS = {  # name -> (script, its count flag); each prints its counts and fail
 }
 
 
-@nox.session(python=PYTHON)
+@session
 def fuzz(session: nox.Session) -> None:
     """The long fuzz runs: 100,000 mutated checkpoints, 100,000 bad op calls (exception families
     compared with PyTorch 2.13 from .nox/bench-ref) and 100,000 mutated .t7 files. Pass
@@ -230,7 +253,7 @@ SANITIZE_FLAGS = (
 )
 
 
-@nox.session(python=PYTHON)
+@session
 def sanitize(session: nox.Session) -> None:
     """torch-core built with AddressSanitizer and UndefinedBehaviorSanitizer (its own build
     tree and wheel cache), then the core's tests and a short run of each fuzzer under it.
@@ -260,7 +283,7 @@ def sanitize(session: nox.Session) -> None:
         session.run("python", script, flag, "3000", "--seed", "1", env=env)
 
 
-@nox.session(python=PYTHON)
+@session
 def format(session: nox.Session) -> None:
     """Apply what lint checks: ruff's fixes and formatting, clang-format in place."""
     session.install("ruff", "clang-format")
