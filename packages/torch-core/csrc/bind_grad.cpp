@@ -7,7 +7,8 @@
 // costs one flag test and a scan of the arguments when nothing requires grad:
 //
 //   grad mode on and some Tensor argument (or a Tensor inside a list/tuple argument)
-//   requires grad   -> recorder(gate, args_tuple, kwargs_dict_or_None, caller_frame)
+//   requires grad   -> recorder(gate, args_tuple, kwargs_dict_or_None), or the gate records
+//                      the call itself (Note [Recording in C++])
 //                      (NotImplementedError naming the op while its slot is empty)
 //   otherwise       -> op(*args, **kwargs), unchanged
 //
@@ -35,7 +36,12 @@ struct GradGate {
   PyObject* dict;              // __dict__, so the gate can carry __name__, __doc__, ...
   vectorcallfunc vectorcall;
   int view;  // the op returns a view of its first argument: remember its base (see below)
+  // Note [Recording in C++]: the node class and kind of an op the gate records itself
+  PyObject* node_type;  // None: every call goes to the recorder
+  int record_kind;      // a RecordKind
 };
+
+enum RecordKind { kPlainOp = 1, kViewOp = 2, kMaybeViewOp = 3 };
 
 PyObject* g_base_name = nullptr;  // "_base"
 
@@ -59,6 +65,25 @@ PyObject* remember_base(PyObject* out, PyObject* in) {
   if (rc < 0) Py_CLEAR(out);
   return out;
 }
+
+// Note [Recording in C++]: the recorder's common case, an op called without keywords whose
+// formula takes one Tensor output (a view or not), is done here rather than in
+// torch.autograd.graph.record, which keeps the rest (keywords, in-place ops, several outputs,
+// anomaly mode). The steps are record()'s, in the same order: run the op, make the node,
+// note the user's line, hang the node on the output, let the node save what its backward
+// needs (Python: Formula.save), link it to the nodes of those inputs, and for a view note its
+// base. The Python parts it calls are torch-autograd's, registered with the recorder.
+struct RecorderHelpers {
+  PyObject* anomaly = nullptr;      // graph.anomaly, {"enabled": bool, ...}
+  PyObject* in_torch = nullptr;     // graph._in_torch, code object -> inside the torch package
+  PyObject* user_frame = nullptr;   // graph._user_frame(depth) -> (code, lasti) or None
+  PyObject* fresh_view = nullptr;   // graph._fresh_view(view, base)
+  PyObject* accumulator = nullptr;  // graph.accumulator(leaf) -> its AccumulateGrad
+  PyObject* finish = nullptr;       // graph._finish(formula, out, args, kwargs)
+};
+RecorderHelpers g_helpers;  // all null until torch-autograd registers them; never freed
+PyObject *g_s_where, *g_s_grad_fn, *g_s_real_out, *g_s_save, *g_s_edges, *g_s_rebases,
+    *g_s_rebases_seen, *g_s_output_nr, *g_s_accumulator, *g_s_enabled;  // interned names
 
 bool requires_grad(PyObject* o) {
   if (!PyObject_TypeCheck(o, g_tensor_type)) return false;
@@ -121,6 +146,132 @@ PyTypeObject* override_type(PyObject* const* args, Py_ssize_t n) {  // borrowed,
   return nullptr;
 }
 
+// (fn, output_nr) through which a gradient reaches x's history, or None (new reference)
+PyObject* edge_of(PyObject* x) {
+  if (!PyObject_TypeCheck(x, g_tensor_type) ||
+      !py::handle(x).cast<const Tensor&>().impl()->requires_grad)
+    return Py_NewRef(Py_None);
+  py::object base = py::reinterpret_steal<py::object>(PyObject_GetAttr(x, g_base_name));
+  if (!base) return nullptr;
+  if (!base.is_none()) {  // a view whose base's history an in-place op rewrote
+    py::object seen = py::reinterpret_steal<py::object>(PyObject_GetAttr(x, g_s_rebases_seen));
+    py::object now = py::reinterpret_steal<py::object>(PyObject_GetAttr(base.ptr(), g_s_rebases));
+    if (!seen || !now) return nullptr;
+    int same = PyObject_RichCompareBool(seen.ptr(), now.ptr(), Py_EQ);
+    if (same < 0) return nullptr;
+    if (!same) {
+      PyObject* argv[] = {x, base.ptr()};
+      PyObject* r = PyObject_Vectorcall(g_helpers.fresh_view, argv, 2, nullptr);
+      if (!r) return nullptr;
+      Py_DECREF(r);
+    }
+  }
+  py::object fn = py::reinterpret_steal<py::object>(PyObject_GetAttr(x, g_s_grad_fn));
+  if (!fn) return nullptr;
+  py::object nr;
+  if (!fn.is_none()) {
+    nr = py::reinterpret_steal<py::object>(PyObject_GetAttr(x, g_s_output_nr));
+  } else {
+    fn = py::reinterpret_steal<py::object>(PyObject_GetAttr(x, g_s_accumulator));
+    if (fn && fn.is_none())
+      fn = py::reinterpret_steal<py::object>(PyObject_CallOneArg(g_helpers.accumulator, x));
+    nr = py::int_(0);
+  }
+  if (!fn || !nr) return nullptr;
+  return PyTuple_Pack(2, fn.ptr(), nr.ptr());
+}
+
+// (code, lasti) of the user's line that called the op (None if there is none)
+PyObject* user_line() {
+  PyFrameObject* frame = PyEval_GetFrame();  // borrowed: the Python code calling the gate
+  if (frame) {
+    py::object code =
+        py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(PyFrame_GetCode(frame)));
+    PyObject* inside = PyDict_GetItemWithError(g_helpers.in_torch, code.ptr());  // borrowed
+    if (inside == Py_False) {
+      py::object lasti =
+          py::reinterpret_steal<py::object>(PyLong_FromLong(PyFrame_GetLasti(frame)));
+      return lasti ? PyTuple_Pack(2, code.ptr(), lasti.ptr()) : nullptr;
+    }
+    if (!inside && PyErr_Occurred()) return nullptr;
+  }
+  py::object depth = py::int_(1);  // _user_frame's caller is the code calling the gate
+  return PyObject_CallOneArg(g_helpers.user_frame, depth.ptr());
+}
+
+bool set_attr(PyObject* o, PyObject* name, PyObject* v) {
+  return PyObject_SetAttr(o, name, v) == 0;
+}
+
+// The gate's op, recorded (Note [Recording in C++]); a new reference, or null with an error.
+PyObject* record_here(GradGate* g, PyObject* const* args, size_t nargsf) {
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  py::object out =
+      py::reinterpret_steal<py::object>(PyObject_Vectorcall(g->op, args, nargsf, nullptr));
+  if (!out || out.ptr() == Py_NotImplemented) return out.release().ptr();
+  if (Py_TYPE(out.ptr()) != g_tensor_type) {  // several outputs
+    py::object tuple = py::reinterpret_steal<py::object>(PyTuple_New(nargs));
+    if (!tuple) return nullptr;
+    for (Py_ssize_t i = 0; i < nargs; i++) PyTuple_SET_ITEM(tuple.ptr(), i, Py_NewRef(args[i]));
+    py::dict kwargs;
+    PyObject* argv[] = {g->node_type, out.ptr(), tuple.ptr(), kwargs.ptr()};
+    return PyObject_Vectorcall(g_helpers.finish, argv, 4, nullptr);
+  }
+  if (g->record_kind == kPlainOp)  // ops that may return their input unchanged (contiguous)
+    for (Py_ssize_t i = 0; i < nargs; i++)
+      if (args[i] == out.ptr()) return out.release().ptr();
+  py::object node = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(g->node_type));
+  if (!node) return nullptr;
+  py::object where = py::reinterpret_steal<py::object>(user_line());
+  if (!where || !set_attr(node.ptr(), g_s_where, where.ptr())) return nullptr;
+  const Tensor& result = out.cast<const Tensor&>();
+  result.impl()->requires_grad = true;
+  if (!set_attr(out.ptr(), g_s_grad_fn, node.ptr())) return nullptr;
+  if (!is_complex(result.dtype()) && !set_attr(node.ptr(), g_s_real_out, Py_True)) return nullptr;
+  // node.save(out, *args) -> the inputs backward returns gradients for
+  std::vector<PyObject*> argv(size_t(nargs) + 2);
+  argv[0] = node.ptr();
+  argv[1] = out.ptr();
+  std::copy(args, args + nargs, argv.begin() + 2);
+  py::object inputs = py::reinterpret_steal<py::object>(
+      PyObject_VectorcallMethod(g_s_save, argv.data(), size_t(nargs) + 2, nullptr));
+  if (!inputs) return nullptr;
+  py::object seq = py::reinterpret_steal<py::object>(
+      PySequence_Fast(inputs.ptr(), "save() must return a sequence"));
+  if (!seq) return nullptr;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+  py::object edges = py::reinterpret_steal<py::object>(PyList_New(n));
+  if (!edges) return nullptr;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject* e = edge_of(PySequence_Fast_GET_ITEM(seq.ptr(), i));
+    if (!e) return nullptr;
+    PyList_SET_ITEM(edges.ptr(), i, e);
+  }
+  if (!set_attr(node.ptr(), g_s_edges, edges.ptr())) return nullptr;
+  if (g->record_kind != kPlainOp && nargs > 0 && PyObject_TypeCheck(args[0], g_tensor_type) &&
+      (g->record_kind == kViewOp ||
+       result.impl()->storage == py::handle(args[0]).cast<const Tensor&>().impl()->storage)) {
+    py::object root = py::reinterpret_steal<py::object>(PyObject_GetAttr(args[0], g_base_name));
+    if (!root) return nullptr;
+    if (root.is_none()) root = py::reinterpret_borrow<py::object>(args[0]);
+    py::object rebases =
+        py::reinterpret_steal<py::object>(PyObject_GetAttr(root.ptr(), g_s_rebases));
+    if (!rebases || !set_attr(out.ptr(), g_base_name, root.ptr()) ||
+        !set_attr(out.ptr(), g_s_rebases_seen, rebases.ptr()))
+      return nullptr;
+  }
+  return out.release().ptr();
+}
+
+// Whether this call can be recorded here: a registered recorder, no keywords, anomaly off
+bool records_here(GradGate* g, PyObject* kwnames) {
+  if (!g->record_kind || !g->node_type || g->node_type == Py_None || !g_helpers.anomaly)
+    return false;
+  if (kwnames && PyTuple_GET_SIZE(kwnames)) return false;
+  PyObject* on = PyDict_GetItem(g_helpers.anomaly, g_s_enabled);  // borrowed
+  return on == Py_False;
+}
+
 PyObject* gate_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* g = reinterpret_cast<GradGate*>(self);
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -160,13 +311,18 @@ PyObject* gate_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObje
                  name ? name : Py_None);
     return nullptr;
   }
+  if (records_here(g, kwnames)) {
+    try {
+      return record_here(g, args, nargsf);
+    } catch (py::error_already_set& e) {
+      e.restore();
+      return nullptr;
+    }
+  }
   PyObject *tuple, *kwargs;
   if (!pack_call(args, nargs, kwnames, tuple, kwargs)) return nullptr;
-  // The caller's frame lets the recorder note where the op was called without a lookup.
-  PyObject* frame = reinterpret_cast<PyObject*>(PyEval_GetFrame());
-  if (!frame) frame = Py_None;
-  PyObject* argv[] = {self, tuple, kwargs, frame};
-  PyObject* result = PyObject_Vectorcall(g_recorder, argv, 4, nullptr);
+  PyObject* argv[] = {self, tuple, kwargs};
+  PyObject* result = PyObject_Vectorcall(g_recorder, argv, 3, nullptr);
   Py_DECREF(tuple);
   Py_DECREF(kwargs);
   return result;
@@ -184,6 +340,8 @@ PyObject* make_gate(PyObject* op) {
   g->dict = PyDict_New();
   g->vectorcall = gate_call;
   g->view = 0;
+  g->node_type = Py_NewRef(Py_None);
+  g->record_kind = 0;
   // Look like the op: help(), Sphinx and error messages see its name and docstring.
   for (const char* attr : {"__name__", "__qualname__", "__doc__", "__module__"}) {
     PyObject* v = PyObject_GetAttrString(op, attr);
@@ -201,6 +359,7 @@ int gate_traverse(PyObject* self, visitproc visit, void* arg) {
   auto* g = reinterpret_cast<GradGate*>(self);
   Py_VISIT(g->op);
   Py_VISIT(g->formula);
+  Py_VISIT(g->node_type);
   Py_VISIT(g->dict);
   return 0;
 }
@@ -209,6 +368,7 @@ int gate_clear(PyObject* self) {
   auto* g = reinterpret_cast<GradGate*>(self);
   Py_CLEAR(g->op);
   Py_CLEAR(g->formula);
+  Py_CLEAR(g->node_type);
   Py_CLEAR(g->dict);
   return 0;
 }
@@ -238,6 +398,10 @@ PyMemberDef gate_members[] = {
     {"__wrapped__", T_OBJECT, offsetof(GradGate, op), READONLY, "the op this gate wraps"},
     {"formula", T_OBJECT, offsetof(GradGate, formula), 0, "what the recorder records"},
     {"view", T_INT, offsetof(GradGate, view), 0, "the op returns a view of its first argument"},
+    {"node_type", T_OBJECT, offsetof(GradGate, node_type), 0,
+     "the node class the gate records itself (None: the recorder records every call)"},
+    {"record_kind", T_INT, offsetof(GradGate, record_kind), 0,
+     "1: an op with one output, 2: a view of the first argument, 3: a view or a copy"},
     {"__dictoffset__", T_PYSSIZET, offsetof(GradGate, dict), READONLY, nullptr},
     {"__vectorcalloffset__", T_PYSSIZET, offsetof(GradGate, vectorcall), READONLY, nullptr},
     {nullptr, 0, 0, 0, nullptr},
@@ -319,13 +483,38 @@ void bind_grad(py::module_& m, py::class_<Tensor>& cls) {
   if (!type) throw py::error_already_set();
   g_gate_type = reinterpret_cast<PyTypeObject*>(type);  // held by the module's attribute
   m.attr("_GradGate") = py::reinterpret_steal<py::object>(type);
+  for (auto [var, name] : {std::pair{&g_s_where, "_where"},
+                           {&g_s_grad_fn, "grad_fn"},
+                           {&g_s_real_out, "_real_out"},
+                           {&g_s_save, "save"},
+                           {&g_s_edges, "_edges"},
+                           {&g_s_rebases, "_rebases"},
+                           {&g_s_rebases_seen, "_rebases_seen"},
+                           {&g_s_output_nr, "output_nr"},
+                           {&g_s_accumulator, "_accumulator"},
+                           {&g_s_enabled, "enabled"}})
+    *var = PyUnicode_InternFromString(name);
+  // recorder(gate, args, kwargs); helpers: what Note [Recording in C++] calls, a dict
+  // with anomaly, in_torch, user_frame, fresh_view, accumulator and finish (None: the
+  // recorder records every call)
   m.def(
       "_set_grad_recorder",
-      [](py::object f) {
+      [](py::object f, py::object helpers) {
         Py_XDECREF(g_recorder);
         g_recorder = f.is_none() ? nullptr : f.release().ptr();
+        g_helpers = RecorderHelpers{};  // (the old ones leak: set once per process)
+        if (helpers.is_none()) return;
+        auto get = [&](const char* key) { return py::object(helpers[key]).release().ptr(); };
+        g_helpers.anomaly = get("anomaly");
+        g_helpers.in_torch = get("in_torch");
+        g_helpers.user_frame = get("user_frame");
+        g_helpers.fresh_view = get("fresh_view");
+        g_helpers.accumulator = get("accumulator");
+        g_helpers.finish = get("finish");
+        TC_CHECK(PyDict_Check(g_helpers.anomaly) && PyDict_Check(g_helpers.in_torch), Type,
+                 "_set_grad_recorder: anomaly and in_torch must be dicts");
       },
-      nograd);
+      py::arg("recorder"), py::arg("helpers") = py::none(), nograd);
   m.def("is_grad_enabled", [] { return t_grad_enabled; }, nograd);
   m.def(
       "_set_inference_mode",

@@ -371,15 +371,28 @@ class Formula(Node):
 class OpSpec:
     """What a gate carries for the recorder: the formula and how the op writes its result."""
 
-    __slots__ = ("formula", "name", "inplace", "fast", "fast_view", "maybe_view")
+    __slots__ = ("formula", "name", "inplace", "record_kind")
 
     def __init__(self, formula, name, inplace):
         self.formula, self.name, self.inplace = formula, name, inplace
-        # the hot path of record(): one float output, not a view, nothing special
+        # Calls the gate records itself (Note [Recording in C++] in torch-core's
+        # bind_grad.cpp), when made without keywords: 1, one float output; 2, a view of the
+        # first argument; 3, a view or a copy (reshape). 0: always this module's record().
         plain = not (inplace or formula.python_inside) and formula.float_output
-        self.fast = plain and not formula.view
-        self.fast_view = plain and bool(formula.view)  # a view of the input (reshape: maybe)
-        self.maybe_view = formula.view == "maybe"  # the result may be a copy instead
+        view = formula.view
+        self.record_kind = 0 if not plain else 3 if view == "maybe" else 2 if view else 1
+
+
+def recorder_helpers():
+    """What the gates' own recording calls back (Note [Recording in C++])."""
+    return {
+        "anomaly": anomaly,
+        "in_torch": _in_torch,
+        "user_frame": _user_frame,
+        "fresh_view": _fresh_view,
+        "accumulator": accumulator,
+        "finish": _finish,
+    }
 
 
 def _link(node, inputs):
@@ -439,39 +452,11 @@ def _run(op, cls, args, kwargs):
         _set_grad_enabled(prev)
 
 
-def record(gate, args, kwargs, frame=None):
-    """The recorder the core's gates call when some argument requires grad (frame: the
-    caller's, which the gate passes)."""
+def record(gate, args, kwargs):
+    """The recorder the core's gates call when some argument requires grad, for the calls a
+    gate does not record itself (keywords, in-place ops, several outputs, ops that call back
+    into Python, anomaly mode: Note [Recording in C++] in torch-core's bind_grad.cpp)."""
     spec = gate.formula
-    if kwargs or not (spec.fast or spec.fast_view) or anomaly["enabled"]:
-        return _record_with_kwargs(gate, spec, args, kwargs)
-    out = gate.__wrapped__(*args)
-    if out.__class__ is not Tensor:  # NotImplemented, or several outputs
-        return out if out is NotImplemented else _finish(spec.formula, out, args, {})
-    if not spec.fast_view:  # (a view gets a node even when it is its input's shape)
-        for a in args:  # ops that may return their input unchanged (contiguous, to)
-            if out is a:
-                return out
-    node = spec.formula()
-    code = frame.f_code if frame is not None else None
-    if _in_torch.get(code) is False:  # called from user code: note where
-        node._where = (code, frame.f_lasti)
-    else:
-        node._where = _user_frame()
-    _set_grad_fn(out, node)
-    _link(node, node.save(out, *args))
-    if spec.fast_view:  # (as _finish does for views)
-        base = args[0]
-        if not spec.maybe_view or out._storage_ptr() == base._storage_ptr():
-            root = base._base
-            if root is None:
-                root = base
-            out._base = root
-            out._rebases_seen = root._rebases
-    return out
-
-
-def _record_with_kwargs(gate, spec, args, kwargs):
     out_arg = kwargs.pop("out", None) if kwargs else None
     if spec.inplace:
         return _record_inplace(gate, spec, args[0], args, kwargs)

@@ -24,10 +24,12 @@ def install():
                     raise RuntimeError(f"{cls.__name__} names {name!r}, which has no grad gate")
                 for gate in found:
                     if gate.formula is None:  # aliases (subtract, sub) share a gate
-                        gate.formula = graph.OpSpec(cls, name, inplace)
+                        spec = gate.formula = graph.OpSpec(cls, name, inplace)
                         gate.view = bool(cls.view) and not inplace
+                        if spec.record_kind:  # the gate records such calls itself
+                            gate.node_type, gate.record_kind = cls, spec.record_kind
                     installed[name] = gate
-    _C._set_grad_recorder(graph.record)
+    _C._set_grad_recorder(graph.record, graph.recorder_helpers())
     _C._set_autograd_missing(None)
     return installed
 
