@@ -28,6 +28,7 @@ import struct
 import sys
 import types
 import zipfile
+import zlib
 
 from torch import _C, _dtypes
 from torch.storage import LEGACY_CLASSES, TypedStorage, UntypedStorage
@@ -87,16 +88,20 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
 
     data = io.BytesIO()
     Pickler(data, protocol=pickle_protocol).dump(obj)
+    records = [
+        ("archive/data.pkl", data.getbuffer()),
+        ("archive/.format_version", b"1"),
+        ("archive/.storage_alignment", str(ALIGNMENT).encode()),
+    ]
+    if not _disable_byteorder_record:
+        records.append(("archive/byteorder", sys.byteorder.encode()))
+    for key in sorted(storages, key=int):
+        records.append((f"archive/data/{key}", memoryview(storages[key]).cast("B")))
+    records.append(("archive/version", b"3\n"))
     with _open_for(f, "wb") as out:
         with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-            _write_record(zf, "archive/data.pkl", data.getbuffer())
-            _write_record(zf, "archive/.format_version", b"1")
-            _write_record(zf, "archive/.storage_alignment", str(ALIGNMENT).encode())
-            if not _disable_byteorder_record:
-                _write_record(zf, "archive/byteorder", sys.byteorder.encode())
-            for key in sorted(storages, key=int):
-                _write_record(zf, f"archive/data/{key}", memoryview(storages[key]))
-            _write_record(zf, "archive/version", b"3\n")
+            for (name, buffer), crc in zip(records, _crc32s([b for _, b in records])):
+                _write_record(zf, name, buffer, crc)
 
 
 def _get_layout(name):
@@ -117,18 +122,43 @@ _SAVE_DISPATCH = copyreg.dispatch_table.copy()
 _SAVE_DISPATCH[_dtypes.layout] = _reduce_layout
 
 
-def _write_record(zf, name, data):
-    """One stored record whose data starts at a multiple of ALIGNMENT in the file."""
+def _crc32s(buffers):
+    """The CRC-32 of each buffer, in order. Above 8 MB in all they are computed on a second
+    thread while the caller writes the records (zlib and file writes release the GIL), so a
+    save costs about its writes rather than its writes plus its checksums."""
+    if sum(len(b) for b in buffers) < 1 << 23:
+        yield from (zlib.crc32(b) for b in buffers)
+        return
+    from concurrent.futures import ThreadPoolExecutor  # (only here: import torch stays lean)
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        for future in [pool.submit(zlib.crc32, b) for b in buffers]:
+            yield future.result()
+
+
+def _write_record(zf, name, data, crc):
+    """One stored record (``data`` a bytes-like object, ``crc`` its CRC-32) whose data starts
+    at a multiple of ALIGNMENT in the file. Written through the ZipFile's own bookkeeping
+    (its file, ``start_dir``, ``filelist``), as ``ZipFile.open(..., "w")`` does, but with the
+    CRC known beforehand: the header is right the first time (no seek back, so unseekable
+    outputs need no data descriptor) and the CRC is not recomputed here."""
     info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
     info.compress_type = zipfile.ZIP_STORED
     info.file_size = info.compress_size = len(data)
-    info.CRC = 0  # the header written first is patched with the real CRC after the data
+    info.CRC = crc
+    info.external_attr = 0o600 << 16  # rw-------, as ZipFile.open gives
+    info.header_offset = zf.start_dir
     zip64 = info.file_size > zipfile.ZIP64_LIMIT
-    start = zf.start_dir + len(info.FileHeader(zip64)) + 4  # +4: the padding field's header
+    start = info.header_offset + len(info.FileHeader(zip64)) + 4  # +4: the padding's header
     pad = -start % ALIGNMENT
     info.extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
-    with zf.open(info, "w", force_zip64=zip64) as w:
-        w.write(data)
+    header = info.FileHeader(zip64)
+    zf.fp.write(header)
+    zf.fp.write(data)
+    zf.start_dir += len(header) + len(data)
+    zf.filelist.append(info)
+    zf.NameToInfo[name] = info
+    zf._didModify = True  # (ZipFile.close then writes the central directory)
 
 
 # ---------------------------------------------------------------- safe globals
