@@ -41,12 +41,82 @@ void bind_nn(py::module_& m, py::class_<Tensor>&) {
     auto r = nll_loss(x, target, maybe(weight), reduction, ignore_index);
     return py::make_tuple(r.first, r.second);
   });
+  // the loss alone (one output: one autograd node, no gradient of the total to make up)
+  m.def("_nll_loss_value", [](const Tensor& x, const Tensor& target, py::handle weight,
+                              Int64 reduction, Int64 ignore_index) {
+    return nll_loss(x, target, maybe(weight), reduction, ignore_index).first;
+  });
   m.def("_nll_loss_backward",
         [](const Tensor& g, const Tensor& target, py::handle weight, Int64 reduction,
-           Int64 ignore_index, const Tensor& total_weight, Int64 classes) {
-          return nll_loss_backward(g, target, maybe(weight), reduction, ignore_index, total_weight,
-                                   classes);
+           Int64 ignore_index, py::handle total_weight, Int64 classes) {
+          return nll_loss_backward(g, target, maybe(weight), reduction, ignore_index,
+                                   maybe(total_weight), classes);
         });
+  // elementwise losses, one kernel each with its reduction: NotImplemented where the loss
+  // must be composed in Python instead (broadcasting, promotion, integer or 16-bit inputs)
+  const std::pair<const char*, int64_t> losses[] = {
+      {"_mse_loss", kMseLoss},
+      {"_l1_loss", kL1Loss},
+      {"_smooth_l1_loss", kSmoothL1Loss},
+      {"_huber_loss", kHuberLoss},
+      {"_binary_cross_entropy", kBceLoss},
+      {"_binary_cross_entropy_with_logits", kBceLogitsLoss}};
+  for (auto [name, kind] : losses) {
+    m.def(name,
+          [kind = kind](py::handle x, py::handle y, py::handle w, py::handle pw, Int64 reduction,
+                        double p) -> py::object {
+            auto tensor_or_none = [](py::handle h) {
+              return h.is_none() || py::isinstance<Tensor>(h);
+            };
+            if (!py::isinstance<Tensor>(x) || !py::isinstance<Tensor>(y) || !tensor_or_none(w) ||
+                !tensor_or_none(pw))
+              return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+            Tensor xt = x.cast<Tensor>(), yt = y.cast<Tensor>(), wt = maybe(w), pwt = maybe(pw);
+            if (!pointwise_loss_fits(xt, yt, wt, pwt))
+              return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+            return py::cast(pointwise_loss(kind, xt, yt, wt, pwt, reduction, p));
+          });
+  }
+  m.def(
+      "_pointwise_loss_backward",
+      [](Int64 kind, const Tensor& g, const Tensor& x, const Tensor& y, py::handle w, py::handle pw,
+         Int64 reduction, double p, bool need_x, bool need_y) {
+        auto r = pointwise_loss_backward(kind, g, x, y, maybe(w), maybe(pw), reduction, p, need_x,
+                                         need_y);
+        return py::make_tuple(r.first.defined() ? py::cast(r.first) : py::none(),
+                              r.second.defined() ? py::cast(r.second) : py::none());
+      },
+      nograd);
+  // reductions with a fused kernel and one autograd node each
+  m.def("_mean", [](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
+    return mean(x, to_dims(dim, "mean"), keepdim, opt_dtype(dtype, "mean"));
+  });
+  m.def("_norm2", [](const Tensor& x, py::handle dim, bool keepdim) {  // sqrt(sum(x * x))
+    Tensor r = reduce(Op::sum_sq, x, to_dims(dim, "norm"), keepdim);
+    return unary(Op::sqrt, r, r);
+  });
+  m.def("_var", [](const Tensor& x, py::handle dim, double correction, bool keepdim) {
+    return variance(x, to_dims(dim, "var"), correction, keepdim, false);
+  });
+  m.def("_std", [](const Tensor& x, py::handle dim, double correction, bool keepdim) {
+    return variance(x, to_dims(dim, "std"), correction, keepdim, true);
+  });
+  m.def(
+      "_var_backward",
+      [](const Tensor& g, const Tensor& x, const Tensor& result, py::handle dim, double correction,
+         bool keepdim, bool take_sqrt) {
+        return variance_backward(g, x, result, to_dims(dim, "var"), correction, keepdim, take_sqrt);
+      },
+      nograd);
+  m.def("_logsumexp", [](const Tensor& x, py::handle dim, bool keepdim) {
+    return logsumexp(x, to_dims(dim, "logsumexp"), keepdim);
+  });
+  m.def(
+      "_logsumexp_backward",
+      [](const Tensor& g, const Tensor& x, const Tensor& result, py::handle dim, bool keepdim) {
+        return logsumexp_backward(g, x, result, to_dims(dim, "logsumexp"), keepdim);
+      },
+      nograd);
   // batch norm
   m.def("_batch_norm", [](const Tensor& x, py::handle w, py::handle b, py::handle rm, py::handle rv,
                           bool training, double momentum, double eps) {

@@ -106,6 +106,44 @@ std::pair<Tensor, Tensor> nll_loss(const Tensor& x, const Tensor& target, const 
 Tensor nll_loss_backward(const Tensor& g, const Tensor& target, const Tensor& weight,
                          int64_t reduction, int64_t ignore_index, const Tensor& total_weight,
                          int64_t classes);
+// (total_weight undefined: counted from target and weight)
+
+// The elementwise losses of input x and target y (same shape, float32 or float64), each
+// computed in one pass with its reduction (0 none, 1 mean, 2 sum). kind: 0 mse, 1 l1,
+// 2 smooth_l1 (p = beta > 0), 3 huber (p = delta), 4 binary_cross_entropy (x and y in
+// [0, 1], logs clamped at -100), 5 binary_cross_entropy_with_logits. weight (kinds 4, 5)
+// and pos_weight (kind 5) broadcast to x's shape, or undefined.
+enum LossKind : int64_t { kMseLoss, kL1Loss, kSmoothL1Loss, kHuberLoss, kBceLoss, kBceLogitsLoss };
+Tensor pointwise_loss(int64_t kind, const Tensor& x, const Tensor& y, const Tensor& weight,
+                      const Tensor& pos_weight, int64_t reduction, double p);
+// Whether pointwise_loss takes these arguments as they are (else the caller composes the
+// loss: broadcasting, type promotion, integer and 16-bit inputs).
+bool pointwise_loss_fits(const Tensor& x, const Tensor& y, const Tensor& weight,
+                         const Tensor& pos_weight);
+// (d loss / dx, d loss / dy) for the loss's gradient g, each only if asked for (else undefined)
+std::pair<Tensor, Tensor> pointwise_loss_backward(int64_t kind, const Tensor& g, const Tensor& x,
+                                                  const Tensor& y, const Tensor& weight,
+                                                  const Tensor& pos_weight, int64_t reduction,
+                                                  double p, bool need_x, bool need_y);
+
+// ---------------------------------------------------------------- fused reductions (nn_loss.cpp)
+// The reduced dims of x as a mask (reduce.cpp; IndexError for bad dims, RuntimeError for
+// repeated ones).
+std::vector<bool> reduced_mask(const Tensor& x, const DimList& dims, const char* op);
+// sum / count over dims (dtype: the sum's, Undefined for x's)
+Tensor mean(const Tensor& x, const DimList& dims, bool keepdim, ScalarType dtype);
+// sum of squared deviations from the mean / max(count - correction, 0) over dims, or its
+// square root (std); two passes over each row of reduced values, no temporaries.
+Tensor variance(const Tensor& x, const DimList& dims, double correction, bool keepdim,
+                bool take_sqrt);
+// its gradient: 2 g (x - mean) / (count - correction); for std g (x - mean) / (std (count -
+// correction)), 0 where std is 0. result: the forward's.
+Tensor variance_backward(const Tensor& g, const Tensor& x, const Tensor& result,
+                         const DimList& dims, double correction, bool keepdim, bool take_sqrt);
+// log(sum(exp(x))) over dims, with the max subtracted first; and g exp(x - result)
+Tensor logsumexp(const Tensor& x, const DimList& dims, bool keepdim);
+Tensor logsumexp_backward(const Tensor& g, const Tensor& x, const Tensor& result,
+                          const DimList& dims, bool keepdim);
 
 // ---------------------------------------------------------------- batch norm (nn_norm.cpp)
 // x: (N, C, *), normalised per channel over N and the trailing dims. Training: batch

@@ -101,6 +101,8 @@ def _dims(dim):
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over ``dim`` (an int or a tuple; all dims when None). Integers sum in int64."""
+    if dim is None and dtype is None and out is None and input.__class__ is Tensor:
+        return _C._sum(input, None, keepdim, None)  # the common x.sum(): no argument to parse
     check_tensor(input, "sum")
     return write_out(_C._sum(input, _dims(dim), keepdim, out_dtype(dtype, out)), out)
 
@@ -122,16 +124,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
             f"mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {dt}"
         )
-    s = _C._sum(input, _dims(dim), keepdim, dt)
-    return write_out(s.div_(_count(input, dim)), out)
-
-
-def _count(input, dim):
-    dims = _dims(dim)
-    if dims is None or input.dim() == 0:  # dim 0 of a 0-d tensor is the tensor itself
-        return input.numel()
-    dims = (dims,) if isinstance(dims, builtins.int) else dims
-    return math.prod(input.shape[d] for d in dims)
+    return write_out(_C._mean(input, _dims(dim), keepdim, dtype), out)  # one op, one node
 
 
 def keep_graph(result, input):
@@ -245,19 +238,23 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     """Variance over ``dim`` with ``correction`` (1: unbiased, the default; 0: biased)."""
     if isinstance(dim, builtins.bool):  # var(x, False): the old `unbiased` positional form
         dim, unbiased = None, dim
-    c = _correction(correction, unbiased)
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"var(): expected a floating-point input, got {input.dtype}")
-    dims = _dims(dim)
-    mu = _C._sum(input, dims, True, None).div_(builtins.max(_count(input, dims), 1))
-    dev = _C.sub(input, mu)
-    ss = _C._sum(dev.mul_(dev), dims, keepdim, None)
-    return write_out(ss.div_(builtins.max(_count(input, dims) - c, 0)), out)
+    return write_out(_var_or_std("var", input, dim, unbiased, keepdim, correction), out)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """Standard deviation: the square root of :func:`var`."""
-    return write_out(var(input, dim, unbiased, keepdim, correction=correction).sqrt_(), out)
+    if isinstance(dim, builtins.bool):
+        dim, unbiased = None, dim
+    return write_out(_var_or_std("std", input, dim, unbiased, keepdim, correction), out)
+
+
+def _var_or_std(op, input, dim, unbiased, keepdim, correction):
+    """One kernel (two passes over each reduced row: the mean, then the squared deviations)
+    and one autograd node."""
+    c = _correction(correction, unbiased)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"{op}(): expected a floating-point input, got {input.dtype}")
+    return (_C._std if op == "std" else _C._var)(input, _dims(dim), c, keepdim)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -284,12 +281,10 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"norm(): expected a floating-point input, got {input.dtype}")
     dims = _dims(dim)
-    if p in ("fro", 2, 2.0) and not _needs_grad(input):  # one pass: sum of squares
-        return write_out(_C._sum_sq(input, dims, keepdim, None).sqrt(), out)
+    if p in ("fro", 2, 2.0):  # one pass (sum of squares), one node
+        return write_out(_C._norm2(input, dims, keepdim), out)
     a = _C.abs(input)
-    if p in ("fro", 2, 2.0):
-        r = zero_safe_norm(a, dims, keepdim, lambda a: _C._sum_sq(a, dims, keepdim, None).sqrt())
-    elif p == math.inf:
+    if p == math.inf:
         r = _C._amax(a, dims, keepdim, None)
     elif p == -math.inf:
         r = _C._amin(a, dims, keepdim, None)
@@ -348,17 +343,9 @@ def dist(input, other, p=2):
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
-    """log(sum(exp(x))) over ``dim``, computed without overflow."""
+    """log(sum(exp(x))) over ``dim``, computed without overflow (the max subtracted first)."""
     x = input if input.dtype.is_floating_point else input._to_dtype(_C.get_default_dtype(), False)
-    dims = _dims(dim)
-    if x.numel() == 0:
-        return write_out(_C._sum(_C.exp(x), dims, keepdim, None).log_(), out)
-    m = _C._amax(x, dims, True, None)
-    m = _C.where(_C.isinf(m), 0.0, m)
-    r = _C._sum(_C.exp(_C.sub(x, m)), dims, True, None).log_().add_(m)
-    if not keepdim:
-        r = r.squeeze(dims) if dims is not None else r.reshape(())
-    return write_out(r, out)
+    return write_out(_C._logsumexp(x, _dims(dim), keepdim), out)  # one kernel, one node
 
 
 def _needs_grad(*values):

@@ -7,7 +7,7 @@ import warnings
 
 from torch import _C
 from torch._checks import check_tensor, dtype_name
-from torch._nn_args import _compute_dtype, _float, _in_dtype, _int
+from torch._nn_args import _WIDE_FLOATS, _compute_dtype, _float, _in_dtype, _int
 from torch._tensor import tensor_method
 
 Tensor = _C.Tensor
@@ -39,24 +39,31 @@ def _softmax_args(name, input, dim, stacklevel, dtype):
     return input, _int(dim, name, "dim")
 
 
+def _in_kernel_dtype(kernel, input, dim, op):
+    """kernel(input, dim) in the dtype the kernels take: 16-bit floats run in float32 and are
+    rounded back (float32 and float64 need no conversion, which costs a call each way)."""
+    cd = _compute_dtype(input, op)
+    if cd is input.dtype:
+        return kernel(input, dim)
+    return kernel(input.to(cd), dim).to(input.dtype)
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """exp(x) / sum(exp(x)) along ``dim`` (computed as exp(x - max) / sum(exp(x - max)))."""
     input, dim = _softmax_args("softmax", input, dim, _stacklevel, dtype)
-    return _C._softmax(input.to(_compute_dtype(input, "softmax")), dim).to(input.dtype)
+    return _in_kernel_dtype(_C._softmax, input, dim, "softmax")
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """x - logsumexp(x) along ``dim``, without overflow."""
     input, dim = _softmax_args("log_softmax", input, dim, _stacklevel, dtype)
-    x = input.to(_compute_dtype(input, "log_softmax"))
-    return _C._log_softmax(x, dim).to(input.dtype)
+    return _in_kernel_dtype(_C._log_softmax, input, dim, "log_softmax")
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmax(-x) along ``dim``."""
     input, dim = _softmax_args("softmin", input, dim, _stacklevel, dtype)
-    x = input.to(_compute_dtype(input, "softmin"))
-    return _C._softmax(-x, dim).to(input.dtype)
+    return _in_kernel_dtype(lambda x, d: _C._softmax(-x, d), input, dim, "softmin")
 
 
 def _softmax_method(self, dim, dtype=None):
@@ -164,9 +171,20 @@ def _nll(input, target, weight, ignore_index, reduction, op):
     if cd != input.dtype:  # 16-bit floats: run in float32, round the loss back
         x3 = x3.to(cd)
         weight = _in_dtype(weight, input, cd)
-    out = _C._nll_loss(x3, t2, weight, code, _int(ignore_index, op, "ignore_index"))[0]
-    out = out.to(input.dtype)
+    out = _C._nll_loss_value(x3, t2, weight, code, _int(ignore_index, op, "ignore_index"))
+    if out.dtype is not input.dtype:
+        out = out.to(input.dtype)
     return out.reshape(out_shape) if code == 0 and out_shape is not None else out
+
+
+def _fast_code(weight, size_average, reduce, ignore_index, reduction):
+    """The kernel's reduction code for the plain arguments of nll_loss and cross_entropy
+    (no weight, no legacy flags, an int ignore_index), else None: those take the checks of
+    :func:`_nll` on every call."""
+    if weight is None and size_average is None and reduce is None:
+        if ignore_index.__class__ is int and reduction.__class__ is str:
+            return _REDUCTIONS.get(reduction)
+    return None
 
 
 def nll_loss(
@@ -181,6 +199,12 @@ def nll_loss(
     """The negative log-likelihood loss: -weight[t] * input[n, t] per sample (input holds
     log-probabilities, (N, C), (N, C, d1, ...) or (C,); target the class indices); 'mean'
     divides by the summed weights of the targets that are not ``ignore_index``."""
+    code = _fast_code(weight, size_average, reduce, ignore_index, reduction)
+    if code is not None:
+        try:  # the kernel checks the rest (float input, int64 target of the right shape)
+            return _C._nll_loss_value(input, target, None, code, ignore_index)
+        except (RuntimeError, TypeError, ValueError, IndexError, OverflowError):
+            pass  # the path below converts what it can, or raises saying what is wrong
     reduction = _reduction(reduction, size_average, reduce, "nll_loss")
     return _nll(input, target, weight, ignore_index, reduction, "nll_loss")
 
@@ -199,6 +223,20 @@ def cross_entropy(
     -sum(target * log_softmax) per sample (class-probability targets of the input's shape);
     ``label_smoothing`` mixes the targets with the uniform distribution."""
     op = "cross_entropy"
+    code = _fast_code(weight, size_average, reduce, ignore_index, reduction)
+    if (
+        code is not None
+        and not label_smoothing
+        and input.__class__ is Tensor
+        and target.__class__ is Tensor
+        and input.dim() == 2
+        and input.dtype in _WIDE_FLOATS
+        and target.dtype is _C.int64
+    ):  # class indices of (N, C) scores: the two kernels, the checks of the path below
+        try:  # only where they fail (the kernel checks target's shape and values)
+            return _C._nll_loss_value(_C._log_softmax(input, 1), target, None, code, ignore_index)
+        except (RuntimeError, TypeError, ValueError, IndexError, OverflowError):
+            pass
     reduction = _reduction(reduction, size_average, reduce, op)
     check_tensor(input, op)
     check_tensor(target, op, "target", 2)

@@ -175,6 +175,27 @@ class LogSoftmaxBackwardBackward0(Formula):
 
 # ---------------------------------------------------------------- nll_loss
 class NllLossBackward0(Formula):
+    """nll_loss's loss alone (what torch.nn.functional calls); linear in the input (no
+    gradient for the weight). The backward kernel counts the total weight of 'mean' again."""
+
+    names = ("_nll_loss_value",)
+
+    def save(self, out, x, target, weight, reduction, ignore_index):
+        self.save_for_backward(target, weight)
+        self.reduction, self.ignore_index = reduction, ignore_index
+        self.classes = x.size(1)
+        return (x,)
+
+    def backward(self, g):
+        target, weight = self.saved_tensors
+        return (
+            _C._nll_loss_backward(
+                g, target, weight, self.reduction, self.ignore_index, None, self.classes
+            ),
+        )
+
+
+class NllLossWithTotalBackward0(Formula):
     """nll_loss -> (loss, total_weight); linear in the input (no gradient for the weight)."""
 
     names = ("_nll_loss",)
@@ -205,7 +226,87 @@ class NllLossBackwardBackward0(Formula):
 
     def backward(self, gg):
         target, weight = self.saved_tensors
-        return (_C._nll_loss(gg, target, weight, self.reduction, self.ignore_index)[0],)
+        return (_C._nll_loss_value(gg, target, weight, self.reduction, self.ignore_index),)
+
+
+# ---------------------------------------------------------------- elementwise losses
+class MseLossBackward0(Formula):
+    """The elementwise losses (one kernel each, with their reduction): the gradients of input
+    and target in one pass each (a kernel), or differentiable ops under ``create_graph``."""
+
+    names = ("_mse_loss",)
+    kind = 0
+
+    def save(self, out, x, y, weight, pos_weight, reduction, p):
+        self.save_for_backward(x, y, weight, pos_weight)
+        self.reduction, self.p = reduction, p
+        return (x, y)
+
+    def backward(self, g):
+        x, y, weight, pos_weight = self.saved_tensors
+        args = (self.kind, g, x, y, weight, pos_weight, self.reduction, self.p)
+        if torch.is_grad_enabled():  # create_graph: differentiable ops
+            return _loss_grads(*args, *self.needs_input_grad)
+        return _C._pointwise_loss_backward(*args, *self.needs_input_grad)
+
+
+class L1LossBackward0(MseLossBackward0):
+    names = ("_l1_loss",)
+    kind = 1
+
+
+class SmoothL1LossBackward0(MseLossBackward0):
+    names = ("_smooth_l1_loss",)
+    kind = 2
+
+
+class HuberLossBackward0(MseLossBackward0):
+    names = ("_huber_loss",)
+    kind = 3
+
+
+class BinaryCrossEntropyBackward0(MseLossBackward0):
+    names = ("_binary_cross_entropy",)
+    kind = 4
+
+
+class BinaryCrossEntropyWithLogitsBackward0(MseLossBackward0):
+    names = ("_binary_cross_entropy_with_logits",)
+    kind = 5
+
+
+def _log_sigmoid(x):
+    return torch.clamp(x, max=0.0) - torch.log1p(torch.exp(-torch.abs(x)))
+
+
+def _loss_grads(kind, g, x, y, weight, pos_weight, reduction, p, need_x, need_y):
+    """The kernel's gradients (PyTorch's formulas) as differentiable ops."""
+    if reduction == 1:
+        g = g / x.numel()
+    if weight is not None:
+        g = g * weight
+    d = x - y
+    dx = dy = None
+    if kind == 0:
+        dx = 2 * d
+    elif kind == 1:
+        dx = torch.sign(d)
+    elif kind == 2:
+        dx = torch.where(d <= -p, -1.0, torch.where(d >= p, 1.0, d / p))
+    elif kind == 3:
+        dx = torch.where(d <= -p, -p, torch.where(d >= p, p, d))
+    elif kind == 4:
+        dx = d / torch.clamp((1 - x) * x, min=1e-12)
+        dy = torch.log1p(-x) - torch.log(x)
+    elif pos_weight is None:
+        dx, dy = torch.sigmoid(x) - y, -x
+    else:
+        t = pos_weight * y
+        dx = (t + 1 - y) * torch.sigmoid(x) - t
+        dy = (1 - pos_weight) * _log_sigmoid(x) - x
+    if dy is None:
+        dy = -dx
+    return (g * dx if need_x else None, g * dy if need_y else None)
 
 
 # ---------------------------------------------------------------- batch_norm

@@ -1,6 +1,15 @@
-"""Reductions: sum, sum of squares, prod, amax/amin, and max/min along a dim with indices."""
+"""Reductions: sum, mean, sum of squares, the 2-norm, var/std, logsumexp, prod, amax/amin,
+and max/min along a dim with indices.
+
+mean, the 2-norm, var, std and logsumexp are one core op each, so one node; their backward
+is one pass over the input (a kernel for var, std and logsumexp), and a composite of
+differentiable ops under ``create_graph``.
+"""
+
+import math
 
 import torch
+from torch import _C
 from torch.autograd.graph import Formula
 
 
@@ -13,7 +22,11 @@ def _dims(dims, ndim):
 
 
 def _expand_back(g, shape, dims, keepdim):
-    """A reduced gradient broadcast back to the input's shape."""
+    """A reduced gradient broadcast back to the input's shape. A 0-d one (a full reduction)
+    is written out when no graph is built: filling is one cheap pass, and whoever takes the
+    gradient (a leaf's .grad, the next formula) would copy or walk the expanded view."""
+    if g.dim() == 0 and len(shape) and not torch.is_grad_enabled():
+        return _filled(shape, g, 1, g.dtype)
     if not keepdim and len(shape) and g.dim():  # (a 0-d g expands as it is)
         kept = list(shape)
         for d in dims:
@@ -35,6 +48,125 @@ class SumBackward0(Formula):
     def backward(self, g):
         g = _expand_back(g, self.shape, self.dims, self.keepdim)
         return (g if g.dtype == self.dtype else g.to(self.dtype),)
+
+
+def _filled(shape, g, count, dtype):
+    """A tensor of shape filled with the 0-d g / count, in dtype."""
+    if g.is_cpu:  # (a number: one call)
+        return torch.full(shape, g.item() / count if count else math.nan, dtype=dtype)
+    return torch.empty(shape, dtype=dtype, device=g.device).fill_(g / count)
+
+
+def _keep(g, shape, dims, keepdim):
+    """A reduced tensor with its reduced dims back as size 1 (it broadcasts against x)."""
+    if not keepdim and len(shape) and g.dim():
+        kept = list(shape)
+        for d in dims:
+            kept[d] = 1
+        g = g.reshape(kept)
+    return g
+
+
+def _count(shape, dims):
+    return math.prod(shape[d] for d in dims) if len(shape) else 1
+
+
+class MeanBackward0(Formula):
+    """mean over dims: g / count, broadcast back."""
+
+    names = ("_mean",)
+
+    def save(self, out, x, dims, keepdim, dtype=None):
+        self.shape = tuple(x.shape)
+        self.dims = _dims(dims, x.dim())
+        self.keepdim = keepdim
+        self.dtype = x.dtype
+        return (x,)
+
+    def backward(self, g):
+        count = _count(self.shape, self.dims)
+        if g.dim() == 0 and len(self.shape) and not torch.is_grad_enabled():
+            return (_filled(self.shape, g, count, self.dtype),)
+        g = _expand_back(g / count, self.shape, self.dims, self.keepdim)
+        return (g if g.dtype == self.dtype else g.to(self.dtype),)
+
+
+class VarBackward0(Formula):
+    """var over dims: 2 g (x - mean) / (count - correction); std (StdBackward0): that over
+    2 std, 0 where std is 0."""
+
+    names = ("_var",)
+    take_sqrt = False
+
+    def save(self, out, x, dims, correction, keepdim):
+        self.save_for_backward(x, out if self.take_sqrt else None)
+        self.dims, self.correction, self.keepdim = dims, correction, keepdim
+        return (x,)
+
+    def backward(self, g):
+        x, out = self.saved_tensors
+        args = (self.dims, self.correction, self.keepdim, self.take_sqrt)
+        if torch.is_grad_enabled():  # create_graph: differentiable ops
+            return (_var_grad(g, x, out, *args),)
+        if out is None:
+            out = g  # (var's backward kernel does not read the result)
+        return (_C._var_backward(g, x, out, *args),)
+
+
+class StdBackward0(VarBackward0):
+    names = ("_std",)
+    take_sqrt = True
+
+
+def _var_grad(g, x, std, dims, correction, keepdim, take_sqrt):
+    dims = _dims(dims, x.dim())
+    denom = max(_count(x.shape, dims) - correction, 0)
+    g = _keep(g, x.shape, dims, keepdim)
+    if take_sqrt:
+        std = _keep(std, x.shape, dims, keepdim)
+        scale = torch.where(std == 0, 0.0, g / (std * denom))
+    else:
+        scale = g * (2.0 / denom if denom else math.inf)
+    return scale * (x - x.mean(dims, keepdim=True))
+
+
+class LogsumexpBackward0(Formula):
+    """logsumexp over dims: g exp(x - result)."""
+
+    names = ("_logsumexp",)
+
+    def save(self, out, x, dims, keepdim):
+        self.save_for_backward(x, out)
+        self.dims, self.keepdim = dims, keepdim
+        return (x,)
+
+    def backward(self, g):
+        x, out = self.saved_tensors
+        if torch.is_grad_enabled():  # create_graph: differentiable ops
+            dims = _dims(self.dims, x.dim())
+            out = _keep(out, x.shape, dims, self.keepdim)
+            return (_keep(g, x.shape, dims, self.keepdim) * torch.exp(x - out),)
+        return (_C._logsumexp_backward(g, x, out, self.dims, self.keepdim),)
+
+
+class LinalgVectorNormBackward0(Formula):
+    """The 2-norm over dims: x g / norm, 0 where the norm is 0 (one pass over x)."""
+
+    names = ("_norm2",)
+
+    def save(self, out, x, dims, keepdim):
+        self.save_for_backward(x, out)
+        self.dims, self.keepdim = dims, keepdim
+        return (x,)
+
+    def backward(self, g):
+        x, out = self.saved_tensors
+        if out.dim() == 0 and out.is_cpu and not torch.is_grad_enabled():  # (the usual norm)
+            return (torch.zeros_like(x) if out.item() == 0 else x * (g / out),)
+        dims = _dims(self.dims, x.dim())
+        out = _keep(out, x.shape, dims, self.keepdim)
+        g = _keep(g, x.shape, dims, self.keepdim)
+        return (x * torch.where(out == 0, 0.0, g / out),)
 
 
 class SumSqBackward0(Formula):

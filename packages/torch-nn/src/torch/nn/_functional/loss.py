@@ -1,10 +1,17 @@
 """The loss functions (nll_loss and cross_entropy are core kernels), and the
-``reduction`` argument's handling that they share."""
+``reduction`` argument's handling that they share.
+
+mse, l1, smooth_l1, huber and the binary cross entropies are one core kernel each (the
+elementwise loss and its reduction in one pass, one autograd node) when input and target
+have one shape and one float32/float64 dtype; the kernel answers NotImplemented otherwise,
+and the loss is composed of tensor ops (broadcasting, type promotion, other dtypes).
+"""
 
 import math
 import warnings
 
 import torch
+from torch import _C
 from torch.nn._functional.activation import logsigmoid
 from torch.nn._functional.common import _check_tensor, _float_only, _tensors
 from torch.nn._functional.distance import _sum_sq, pairwise_distance
@@ -71,31 +78,89 @@ def _warn_size_mismatch(input, target, op="loss"):
         )
 
 
+def _float_losses(input, target, op):
+    """NotImplementedError where input and target promote to a non-float dtype (PyTorch's
+    kernels of these losses are floating-point only)."""
+    dt = torch.promote_types(input.dtype, target.dtype)
+    if not dt.is_floating_point:
+        raise NotImplementedError(
+            f"{op}(): not implemented for {dt} (input {input.dtype}, target {target.dtype}); "
+            "expected floating-point tensors"
+        )
+
+
 def _weighted(loss, weight):
     return loss if weight is None else loss * weight
 
 
+_CODES = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _code(reduction, size_average=None, reduce=None):
+    """The kernels' reduction code, or None where the composed path decides (legacy flags,
+    invalid values)."""
+    if size_average is None and reduce is None and reduction.__class__ is str:
+        return _CODES.get(reduction)
+    return None
+
+
+def _positive(value):
+    return value.__class__ in (int, float) and value > 0
+
+
+def _weight_mean(loss, weight, reduction):
+    """mse_loss's and l1_loss's weighted reduction: 'mean' divides by the sum of the weights
+    (PyTorch's), which must have the input's size."""
+    if weight.shape != loss.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "mean":
+        return loss.sum() / weight.sum()
+    return _reduce(loss, reduction)
+
+
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``|input - target|``, reduced."""
+    code = _code(reduction, size_average, reduce)
+    if code is not None and weight is None:
+        out = _C._l1_loss(input, target, None, None, code, 0.0)
+        if out is not NotImplemented:
+            return out
     _warn_size_mismatch(input, target, "l1_loss")
     reduction = _reduction_of(size_average, reduce, reduction)
-    return _reduce(_weighted(torch.abs(input - target), weight), reduction)
+    loss = torch.abs(input - target)
+    return _reduce(loss, reduction) if weight is None else _weight_mean(loss, weight, reduction)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """(input - target)^2, reduced."""
+    code = _code(reduction, size_average, reduce)
+    if code is not None and weight is None:
+        out = _C._mse_loss(input, target, None, None, code, 0.0)
+        if out is not NotImplemented:
+            return out
     _warn_size_mismatch(input, target, "mse_loss")
+    _float_losses(input, target, "mse_loss")
     reduction = _reduction_of(size_average, reduce, reduction)
     d = input - target
-    if weight is None and reduction in ("mean", "sum") and d.dtype.is_floating_point:
-        total = torch._C._sum_sq(d, None, False, None)  # one pass, no d * d tensor
+    if weight is not None:
+        return _weight_mean(d * d, weight, reduction)
+    if reduction in ("mean", "sum") and d.dtype.is_floating_point:
+        total = _C._sum_sq(d, None, False, None)  # one pass, no d * d tensor
         return total / d.numel() if reduction == "mean" else total
-    return _reduce(_weighted(d * d, weight), reduction)
+    return _reduce(d * d, reduction)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = input - target``)."""
+    code = _code(reduction, size_average, reduce)
+    if code is not None and (beta.__class__ in (int, float) and beta >= 0):
+        kernel = _C._smooth_l1_loss if beta > 0 else _C._l1_loss  # (beta 0 is the L1 loss)
+        out = kernel(input, target, None, None, code, beta)
+        if out is not NotImplemented:
+            return out
     _warn_size_mismatch(input, target, "smooth_l1_loss")
+    _float_losses(input, target, "smooth_l1_loss")
     reduction = _reduction_of(size_average, reduce, reduction)
     if not beta >= 0:  # (NaN too)
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -108,7 +173,13 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
+    code = _code(reduction)
+    if code is not None and weight is None and _positive(delta):
+        out = _C._huber_loss(input, target, None, None, code, delta)
+        if out is not NotImplemented:
+            return out
     _warn_size_mismatch(input, target, "huber_loss")
+    _float_losses(input, target, "huber_loss")
     if not delta > 0:  # (NaN too)
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = torch.abs(input - target)
@@ -124,21 +195,45 @@ def _bce_shape_check(input, target):
         )
 
 
+def _no_grad_weights(op, **weights):
+    """PyTorch's kernels take no gradient for weight and pos_weight: it refuses them."""
+    for name, w in weights.items():
+        if w is not None and getattr(w, "requires_grad", False) and torch.is_grad_enabled():
+            raise RuntimeError(
+                f"The function '{op}' is not differentiable with respect to argument '{name}'. "
+                "This input cannot have requires_grad True."
+            )
+
+
+def _outside_unit(t):
+    return bool(torch.logical_not((t >= 0) & (t <= 1)).any())  # (NaN is outside)
+
+
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):  # fmt: skip
     """-(t log(x) + (1 - t) log(1 - x)), each log clamped to >= -100."""
+    op = "binary_cross_entropy"
+    if weight is not None:
+        _no_grad_weights(op, weight=weight)
+    code = _code(reduction, size_average, reduce)
+    if code is not None:
+        out = _C._binary_cross_entropy(input, target, weight, None, code, 0.0)
+        if out is not NotImplemented:
+            return out
     reduction = _reduction_of(size_average, reduce, reduction)
-    _tensors("binary_cross_entropy", input=input, target=target)
+    _tensors(op, input=input, target=target)
     _bce_shape_check(input, target)
     if target.dtype != input.dtype:
         raise RuntimeError(
             f"binary_cross_entropy(): Found dtype {target.dtype} (target) but expected "
             f"{input.dtype} (the input's)"
         )
-    if input.numel() and bool(((input < 0) | (input > 1)).any()):
+    if input.numel() and _outside_unit(input):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if target.numel() and _outside_unit(target):
+        raise RuntimeError("all elements of target should be between 0 and 1")
     log_x = torch.clamp(torch.log(input), min=-100.0)
-    log_1mx = torch.clamp(torch.log(1 - input), min=-100.0)
+    log_1mx = torch.clamp(torch.log1p(-input), min=-100.0)
     loss = -(target * (log_x - log_1mx) + log_1mx)
     return _reduce(_weighted(loss, weight), reduction)
 
@@ -147,8 +242,15 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduce=None, reduction="mean", pos_weight=None):  # fmt: skip
     """binary_cross_entropy(sigmoid(input), target), computed stably; ``pos_weight``
     weighs the positive term (one value per class, broadcast over the last dimension)."""
-    reduction = _reduction_of(size_average, reduce, reduction)
     op = "binary_cross_entropy_with_logits"
+    if weight is not None or pos_weight is not None:
+        _no_grad_weights(op, weight=weight, pos_weight=pos_weight)
+    code = _code(reduction, size_average, reduce)
+    if code is not None:
+        out = _C._binary_cross_entropy_with_logits(input, target, weight, pos_weight, code, 0.0)
+        if out is not NotImplemented:
+            return out
+    reduction = _reduction_of(size_average, reduce, reduction)
     _tensors(op, input=input, target=target)
     if target.shape != input.shape:
         raise ValueError(
