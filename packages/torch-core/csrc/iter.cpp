@@ -152,10 +152,6 @@ ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor
     compute = ScalarType::Float;
   ScalarType kernel_res = spec.bool_out ? ScalarType::Bool : compute;
   it.compute_dtype_ = compute;
-  // float64 math runs half the lanes of float32's (exp, sqrt: ~1 ns an element): threads pay
-  // off from kGrain elements, as for the scalar functions.
-  if (compute == ScalarType::Double && it.grain_ > kGrain && it.grain_ < kCheapGrain)
-    it.grain_ = kGrain;
 
   if (out.defined()) {
     check_not_inference(out, name);

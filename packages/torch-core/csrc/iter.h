@@ -21,9 +21,10 @@
 namespace tc {
 
 constexpr int64_t kGrain = 32768;  // elements below which threads cost more than they give
-// The same for memory-bound work (a copy, an add, a sum: ~0.1 ns per element): below it,
-// waking the sleeping OpenMP threads (~10 us) costs more than splitting the work saves.
-constexpr int64_t kCheapGrain = 8 * kGrain;
+// The same for memory-bound work (a copy, an add, a sum: ~0.1 ns per element). OpenMP's
+// threads spin a while after each parallel region (GNU OpenMP's default policy), so between
+// back-to-back kernels a fork costs ~1-2 us, not a wake-up (~10 us).
+constexpr int64_t kCheapGrain = 2 * kGrain;
 
 // How an op turns its inputs' dtypes into compute and result dtypes.
 struct ElementwiseSpec {
@@ -179,6 +180,10 @@ TC_MULTIVERSION void unary_loop(char** d, const int64_t* s, int64_t n, const F& 
     R* o = reinterpret_cast<R*>(d[0]);
     const T* a = reinterpret_cast<const T*>(d[1]);
     for (int64_t i = 0; i < n; i++) o[i] = R(f(A(a[i])));
+  } else if (s[0] == sizeof(R) && s[1] == 0) {  // an expanded input: one value, a fill
+    R* o = reinterpret_cast<R*>(d[0]);
+    const R v = R(f(A(*reinterpret_cast<const T*>(d[1]))));
+    for (int64_t i = 0; i < n; i++) o[i] = v;
   } else {
     for (int64_t i = 0; i < n; i++)
       *reinterpret_cast<R*>(d[0] + i * s[0]) =

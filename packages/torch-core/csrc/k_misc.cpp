@@ -92,6 +92,10 @@ struct copy_kernel {
           D* o = reinterpret_cast<D*>(d[0]);
           const S* a = reinterpret_cast<const S*>(d[1]);
           for (int64_t i = 0; i < n; i++) o[i] = cast_value<D, S>(a[i]);
+        } else if (s[0] == sizeof(D) && s[1] == 0) {  // an expanded value: a fill
+          D* o = reinterpret_cast<D*>(d[0]);
+          const D v = cast_value<D, S>(*reinterpret_cast<const S*>(d[1]));
+          for (int64_t i = 0; i < n; i++) o[i] = v;
         } else {
           for (int64_t i = 0; i < n; i++)
             *reinterpret_cast<D*>(d[0] + i * s[0]) =

@@ -41,13 +41,12 @@ ElementwiseSpec spec_of(Op op) {
   ElementwiseSpec s{op};
   s.int_to_float = g == group::unary_float || g == group::binary_float;
   s.bool_out = g == group::predicate || g == group::compare;
-  // Threads pay off above kGrain elements for scalar libm work (~5-20 ns an element), only
-  // above 4x that for the vectorised functions (~0.2-1 ns): waking a sleeping OpenMP thread
-  // costs ~10-20 us.
+  // Threads pay off from kGrain elements for functions (scalar libm work, ~5-20 ns an
+  // element, and the vectorised ones, ~0.2-1 ns), from kCheapGrain for the rest.
   bool scalar = op == Op::pow || op == Op::atan2 || op == Op::fmod || op == Op::remainder ||
                 op == Op::erfinv || op == Op::log10;
   bool costly = g == group::unary_float || g == group::binary_float;
-  s.grain = scalar ? kGrain : costly ? 4 * kGrain : kCheapGrain;
+  s.grain = scalar || costly ? kGrain : kCheapGrain;
   return s;
 }
 

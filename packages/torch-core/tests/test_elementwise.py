@@ -438,3 +438,20 @@ def test_strided_walk_over_rows_matches_numpy(threads, shape, perm):
         np.testing.assert_array_equal((t * t.contiguous()).numpy(), want * want)
     finally:
         torch.set_num_threads(2)
+
+
+@pytest.mark.parametrize("n", [5, 70_000])
+def test_ops_on_expanded_values(n):
+    """An expanded (stride 0) input: copies, casts and unary ops fill its one value."""
+    s = torch.tensor([-2.5, 3.0], dtype=torch.float32)[1:]
+    e = s.expand(n)
+    assert e.stride() == (0,)
+    np.testing.assert_array_equal(e.clone().numpy(), np.full(n, 3.0, np.float32))
+    np.testing.assert_array_equal(e.to(torch.int64).numpy(), np.full(n, 3))
+    np.testing.assert_array_equal(e.to(torch.float64).numpy(), np.full(n, 3.0))
+    np.testing.assert_array_equal((-e).numpy(), np.full(n, -3.0, np.float32))
+    np.testing.assert_array_equal(torch.relu(-e).numpy(), np.zeros(n, np.float32))
+    np.testing.assert_allclose(torch.sqrt(e).numpy(), np.full(n, np.sqrt(np.float32(3.0))))
+    m = torch.tensor([[1.5], [-4.0]]).expand(2, n)  # stride 0 along the inner dim only
+    np.testing.assert_array_equal(torch.abs(m).numpy(), np.abs(m.numpy()))
+    np.testing.assert_array_equal(m.contiguous().numpy(), np.repeat([[1.5], [-4.0]], n, 1))
