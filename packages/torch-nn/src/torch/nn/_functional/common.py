@@ -4,6 +4,7 @@ kernels as torch.nn.functional finds them."""
 import math
 
 import torch
+from torch._nn_ops import _FLOAT_MAX, _number, _require_float, _scalar_to
 from torch.nn import functional as F
 
 Tensor = torch.Tensor
@@ -44,15 +45,11 @@ def _tensors(op, **tensors):
 def _float_only(input, op):
     """The activations whose kernels exist for floating-point dtypes only (as in PyTorch):
     NotImplementedError for an integer or bool input."""
-    from torch._nn_ops import _require_float
-
     _require_float(input, op)
 
 
 def _scalar(value, dtype, op, arg):
     """A Number argument as an element of dtype (RuntimeError where it overflows it)."""
-    from torch._nn_ops import _scalar_to
-
     return _scalar_to(value, dtype, op, arg)
 
 
@@ -60,8 +57,6 @@ def _opmath(value, input, op, arg):
     """A Number argument of a floating-point activation as the float it is applied in:
     TypeError for a non-number, OverflowError for an int beyond int64, RuntimeError for a
     value that float32 (float64 for a float64 input) cannot hold (PyTorch's checks)."""
-    from torch._nn_ops import _FLOAT_MAX, _number
-
     v = _number(value, op, arg)
     if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
         raise OverflowError(f"{op}(): argument '{arg}' ({v}): int too big to convert")
