@@ -44,7 +44,7 @@ PURE = [
         "all",
     )  # fmt: skip
 ]
-TEST_DEPS = ["pytest", "hypothesis", "numpy", "scipy"]  # scipy: oracle of torch.special
+TEST_DEPS = ["pytest", "hypothesis", "numpy", "scipy", "mpmath"]  # oracles: scipy, mpmath
 
 
 def session(func):

@@ -155,6 +155,70 @@ constexpr char kAtan2[] = "atan2", kPow[] = "pow";
 
 TC_FN2(FmodF, fmod_impl(x, y))
 TC_FN2(RemainderF, remainder_impl(x, y))
+
+// fmod of two floats, exact, vectorisable: in float64, q = trunc(x / y) is the true quotient's
+// integer part whenever |x| < 2^28 |y| (x / y rounds by at most 2^-25, and a quotient that is
+// not an integer is at least 2^-24 below the next one: x and y are multiples of y's last bit),
+// and x - q y is then exact too (q y fits in 28 + 24 bits; the difference is a float). The
+// sign of a zero result is x's, as C's fmod gives it. y = 0, x = inf and NaNs give NaN;
+// |x| < |y| (y = inf included) gives x itself. Larger quotients: see FmodNeedsLibmF.
+TC_INLINE float fmod_exact(float x, float y) {
+  const double xd = x, yd = y;
+  const double r = xd - std::trunc(xd / yd) * yd;
+  return std::fabs(x) < std::fabs(y) ? x : float(std::copysign(r, xd));
+}
+// The same for two doubles: below |x| < 2^51 |y|, x / y rounds by under 1/2, so trunc(x / y)
+// is the true q or one past it (rounded up onto the next integer; never below, as rounding
+// is monotonic). x - q y by an fma is exact for either (its true value is a double), and one
+// past shows as a remainder of the other sign, which adding y back (exactly) corrects.
+TC_INLINE double fmod_exact(double x, double y) {
+  double r = std::fma(-std::trunc(x / y), y, x);
+  r = (r != 0 && ((r < 0) != (x < 0))) ? r + ((x < 0) == (y < 0) ? y : -y) : r;
+  return std::fabs(x) < std::fabs(y) ? x : std::copysign(r, x);
+}
+template <class A>
+struct FmodFastF {
+  explicit FmodFastF(const Scalar*) {}
+  TC_INLINE A operator()(A x, A y) const { return fmod_exact(x, y); }
+};
+template <class A>
+struct RemainderFastF {  // Python's modulo: fmod moved to the divisor's sign (in A, as libm's)
+  explicit RemainderFastF(const Scalar*) {}
+  TC_INLINE A operator()(A x, A y) const {
+    const A m = fmod_exact(x, y);
+    return (m != 0 && ((y < 0) != (m < 0))) ? A(m + y) : m;
+  }
+};
+// Where fmod_exact's quotient may be wrong (|x| / |y| >= 2^28 for float, 2^51 for double; x
+// finite, y nonzero); blocks with any such element take libm's fmod (1e30 % 3, ...). Both are
+// exact, so they agree.
+TC_PRED2(FmodNeedsLibmF,
+         std::fabs(x) >= A(std::is_same_v<A, float> ? 0x1p28 : 0x1p51) * std::fabs(y) && y != 0 &&
+             std::fabs(x) <= std::numeric_limits<A>::max())
+
+// float, double and the 16-bit floats (computed in float): Fast over blocks of 1024 that
+// FmodNeedsLibmF clears, else Exact (libm).
+template <class T, template <class> class Fast, template <class> class Exact>
+struct fmod_exact_kernel {
+  static void run(ElementwiseIter& it) {
+    using A = typename AccOf<T>::type;
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      constexpr int64_t B = 1024;
+      bool slow[B];
+      for (int64_t b = 0; b < n; b += B) {
+        const int64_t m = std::min(B, n - b);
+        char* bd[3] = {d[0] + b * s[0], d[1] + b * s[1], d[2] + b * s[2]};
+        char* fd[3] = {reinterpret_cast<char*>(slow), bd[1], bd[2]};
+        const int64_t fs[3] = {1, s[1], s[2]};
+        binary_loop<T, bool>(fd, fs, m, FmodNeedsLibmF<A>(nullptr));
+        if (std::memchr(slow, 1, size_t(m)))
+          binary_loop<T>(bd, s, m, Exact<A>(nullptr));
+        else
+          binary_loop<T>(bd, s, m, Fast<A>(nullptr));
+      }
+    });
+  }
+};
 TC_FN2(MaximumF, max_impl(x, y))
 TC_FN2(ReluGradF, y > A(0) ? x : A(0))  // the gradient x of relu, at relu's output y
 TC_FN2(MinimumF, min_impl(x, y))
@@ -258,8 +322,14 @@ void register_binary_kernels() {
   reg<binary_kernel, Atan2F, Half, BFloat16>(Op::atan2);
   reg_each<float, double>(
       Op::atan2, [](auto t) { return (void*)&libmvec2_kernel<decltype(t), Atan2F, kAtan2>::run; });
-  reg<binary_kernel, FmodF, TC_NUMERIC>(Op::fmod);
-  reg<binary_kernel, RemainderF, TC_NUMERIC>(Op::remainder);
+  reg<binary_kernel, FmodF, TC_INTS>(Op::fmod);
+  reg<binary_kernel, RemainderF, TC_INTS>(Op::remainder);
+  reg_each<Half, BFloat16, float, double>(Op::fmod, [](auto t) {
+    return (void*)&fmod_exact_kernel<decltype(t), FmodFastF, FmodF>::run;
+  });
+  reg_each<Half, BFloat16, float, double>(Op::remainder, [](auto t) {
+    return (void*)&fmod_exact_kernel<decltype(t), RemainderFastF, RemainderF>::run;
+  });
   reg<binary_kernel, MaximumF, TC_ALL>(Op::maximum);
   reg<binary_kernel, ReluGradF, TC_FLOATS>(Op::relu_grad);
   reg<binary_kernel, MinimumF, TC_ALL>(Op::minimum);

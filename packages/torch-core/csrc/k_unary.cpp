@@ -4,45 +4,6 @@
 
 namespace tc {
 
-// Inverse error function: a rational first guess refined by Newton steps on erf.
-template <class A>
-A erfinv_impl(A y) {
-  double x = double(y);
-  if (x <= -1)
-    return x == -1 ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::quiet_NaN();
-  if (x >= 1)
-    return x == 1 ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::quiet_NaN();
-  if (x != x) return A(x);
-  double w = -std::log((1.0 - x) * (1.0 + x)), r;
-  if (w < 5.0) {
-    w -= 2.5;
-    r = 2.81022636e-08;
-    r = 3.43273939e-07 + r * w;
-    r = -3.5233877e-06 + r * w;
-    r = -4.39150654e-06 + r * w;
-    r = 0.00021858087 + r * w;
-    r = -0.00125372503 + r * w;
-    r = -0.00417768164 + r * w;
-    r = 0.246640727 + r * w;
-    r = 1.50140941 + r * w;
-  } else {
-    w = std::sqrt(w) - 3.0;
-    r = -0.000200214257;
-    r = 0.000100950558 + r * w;
-    r = 0.00134934322 + r * w;
-    r = -0.00367342844 + r * w;
-    r = 0.00573950773 + r * w;
-    r = -0.0076224613 + r * w;
-    r = 0.00943887047 + r * w;
-    r = 1.00167406 + r * w;
-    r = 2.83297682 + r * w;
-  }
-  r *= x;
-  for (int i = 0; i < 2; i++)  // Newton: erf(r) = x
-    r -= (std::erf(r) - x) / (2.0 / std::sqrt(M_PI) * std::exp(-r * r));
-  return A(r);
-}
-
 // A functor whose function glibc also has in vector form (libmvec_kernel below).
 #define TC_FN1_VEC(Name, vec_name, ...)                          \
   template <class A>                                             \
@@ -78,16 +39,51 @@ TC_FN1_VEC(ExpF, "exp", fast_exp(x))
 TC_FN1_VEC(Exp2F, "exp2", std::exp2(x))
 TC_FN1(LogF, fast_log(x))
 TC_FN1_VEC(Log2F, "log2", std::log2(x))
-// float32: the float64 polynomial log times 1/ln(10), rounded once: vectorised, and exact
-// at powers of ten (libmvec's log10f(100) is 1 ulp above 2); float64 through libm.
-template <class A>
-TC_INLINE A log10_impl(A x) {
-  if constexpr (std::is_same_v<A, float>)
-    return float(fast_logd(double(x)) * 0.43429448190325182765);
-  else
-    return std::log10(x);
+// log10: own polynomial (kernels.h: within 0.9 ulp, exact at powers of ten, which glibc's
+// vector log10f and its AVX2 log10 are not).
+TC_FN1(Log10F, log10_any(x))
+// log10_normal over a contiguous run, in one pass that also checks that every input was a
+// positive normal number (min and max of the bits as signed integers: positive floats order as
+// their bits do, negatives and NaNs fall outside); false: y must be recomputed by log10_any.
+// Skipping log10_any's special-value selects this way is ~20% faster.
+template <class T>
+TC_MULTIVERSION bool log10_normal_run(const T* __restrict x, T* __restrict y, int64_t n) {
+  using I = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+  I lo = std::numeric_limits<I>::max(), hi = std::numeric_limits<I>::min();
+  for (int64_t i = 0; i < n; i++) {
+    const T v = x[i];
+    I b;
+    std::memcpy(&b, &v, sizeof(T));
+    lo = std::min(lo, b);
+    hi = std::max(hi, b);
+    y[i] = log10_normal(v);
+  }
+  const T min_normal = std::numeric_limits<T>::min(), max_finite = std::numeric_limits<T>::max();
+  I min_bits, max_bits;
+  std::memcpy(&min_bits, &min_normal, sizeof(T));
+  std::memcpy(&max_bits, &max_finite, sizeof(T));
+  return lo >= min_bits && hi <= max_bits;
 }
-TC_FN1(Log10F, log10_impl(x))
+template <class T>
+struct log10_kernel {
+  static void run(ElementwiseIter& it) {
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      if (s[0] != sizeof(T) || s[1] != sizeof(T)) return unary_loop<T>(d, s, n, Log10F<T>(nullptr));
+      bool try_fast = true;  // until a block has a special value: then likely the next ones too
+      for (int64_t b = 0; b < n; b += 1024) {
+        const int64_t m = std::min<int64_t>(1024, n - b);
+        T* y = reinterpret_cast<T*>(d[0]) + b;
+        const T* x = reinterpret_cast<const T*>(d[1]) + b;
+        const bool apart = y + m <= x || x + m <= y;  // (in place: not)
+        if (try_fast && apart && log10_normal_run(x, y, m)) continue;
+        try_fast = false;
+        char* bd[2] = {reinterpret_cast<char*>(y), reinterpret_cast<char*>(const_cast<T*>(x))};
+        unary_loop<T>(bd, s, m, Log10F<T>(nullptr));
+      }
+    });
+  }
+};
+
 TC_FN1_VEC(Log1pF, "log1p", fast_log1p(x))
 TC_FN1_VEC(Expm1F, "expm1", fast_expm1(x))
 TC_FN1(SqrtF, std::sqrt(x))
@@ -103,7 +99,48 @@ TC_FN1_VEC(CoshF, "cosh", std::cosh(x))
 TC_FN1_VEC(TanhF, "tanh", fast_tanh(x))
 TC_FN1(SigmoidF, A(1) / (A(1) + fast_exp(-x)))
 TC_FN1_VEC(ErfF, "erf", fast_erf(x))
-TC_FN1(ErfinvF, erfinv_impl(x))
+TC_FN1(ErfinvF, fast_erfinvf(x))  // float32 and the 16-bit floats (computed in float)
+TC_FN1(ErfinvCentralF, erfinv_centrald(x))
+TC_FN1(ErfinvTailF, erfinv_taild(x))
+TC_PRED1(ErfinvInTailF, std::fabs(x) > A(0.85))
+
+// float64 erfinv, each block of 256 in two vectorised passes: erfinv_centrald over all of it
+// (no log, no sqrt), then erfinv_taild over only its elements beyond 0.85 (4x the cost, and
+// few in most data), gathered into a buffer first since the output may be the input.
+struct erfinv_f64_kernel {
+  static void run(ElementwiseIter& it) {
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      constexpr int64_t B = 256;
+      bool tail[B + 8];
+      int32_t at[B];
+      double xt[B], yt[B];
+      for (int64_t b = 0; b < n; b += B) {
+        const int64_t m = std::min(B, n - b);
+        char* bd[2] = {d[0] + b * s[0], d[1] + b * s[1]};
+        char* fd[2] = {reinterpret_cast<char*>(tail), bd[1]};
+        const int64_t fs[2] = {1, s[1]};
+        unary_loop<double, bool>(fd, fs, m, ErfinvInTailF<double>(nullptr));
+        std::memset(tail + m, 0, 8);
+        int64_t k = 0;
+        for (int64_t i = 0; i < m; i += 8) {  // 8 flags at a time: most words are all zero
+          uint64_t word;
+          std::memcpy(&word, tail + i, 8);
+          for (; word; word &= word - 1) {
+            const int64_t j = i + __builtin_ctzll(word) / 8;
+            at[k] = int32_t(j);
+            xt[k++] = *reinterpret_cast<const double*>(bd[1] + j * s[1]);
+          }
+        }
+        unary_loop<double>(bd, s, m, ErfinvCentralF<double>(nullptr));
+        if (k == 0) continue;
+        char* td[2] = {reinterpret_cast<char*>(yt), reinterpret_cast<char*>(xt)};
+        const int64_t ts[2] = {sizeof(double), sizeof(double)};
+        unary_loop<double>(td, ts, k, ErfinvTailF<double>(nullptr));
+        for (int64_t j = 0; j < k; j++) *reinterpret_cast<double*>(bd[0] + at[j] * s[0]) = yt[j];
+      }
+    });
+  }
+};
 TC_FN1(ReciprocalF, A(1) / x)
 
 // Fused activations: one pass instead of the 4-6 of their composite forms. The constants
@@ -252,7 +289,8 @@ void register_unary_kernels() {
   reg<unary_kernel, LogF, TC_FLOATS>(Op::log);
   reg<unary_kernel, Log2F, Half, BFloat16>(Op::log2);
   reg<libmvec_kernel, Log2F, float, double>(Op::log2);
-  reg<unary_kernel, Log10F, TC_FLOATS>(Op::log10);
+  reg<unary_kernel, Log10F, Half, BFloat16>(Op::log10);
+  reg_each<float, double>(Op::log10, [](auto t) { return (void*)&log10_kernel<decltype(t)>::run; });
   reg<unary_kernel, Log1pF, Half, BFloat16, float>(Op::log1p);  // float: own polynomial
   reg<libmvec_kernel, Log1pF, double>(Op::log1p);
   reg<unary_kernel, Expm1F, Half, BFloat16, float>(Op::expm1);  // float: own polynomial
@@ -280,7 +318,8 @@ void register_unary_kernels() {
   reg<unary_kernel, SigmoidF, TC_FLOATS>(Op::sigmoid);
   reg<unary_kernel, ErfF, Half, BFloat16, float>(Op::erf);  // float: own polynomial
   reg<libmvec_kernel, ErfF, double>(Op::erf);
-  reg<unary_kernel, ErfinvF, TC_FLOATS>(Op::erfinv);
+  reg<unary_kernel, ErfinvF, Half, BFloat16, float>(Op::erfinv);
+  reg_each<double>(Op::erfinv, [](auto) { return (void*)&erfinv_f64_kernel::run; });
   reg<unary_kernel, ReciprocalF, TC_FLOATS>(Op::reciprocal);
   reg<unary_kernel, GeluF, TC_FLOATS>(Op::gelu);
   reg<unary_kernel, GeluTanhF, TC_FLOATS>(Op::gelu_tanh);

@@ -2,7 +2,7 @@
 erf, expm1, log1p in float64) run through glibc's vector math (libmvec, csrc/vecmath.cpp)
 where the machine has it, else libm: either way within 4 ulp of the float64/long-double NumPy
 result, with IEEE special values, strided and in-place forms, and lengths that leave a partial
-vector. log10 (float32 through the float64 log, float64 libm) is in the same checks."""
+vector. log10 (the core's own polynomial, csrc/kernels.h) is in the same checks."""
 
 import numpy as np
 import pytest

@@ -487,8 +487,8 @@ class FmodBackward0(Formula):
     def backward(self, g):
         a, b = self.saved_tensors
         gb = None
-        if self.needs_input_grad[1]:
-            gb = _unbroadcast(-g * (a / b).trunc(), self.shapes[1])
+        if self.needs_input_grad[1]:  # d/db fmod(a, b) = -trunc(a / b): one rounding division
+            gb = _unbroadcast(torch.neg(g * torch.div(a, b, rounding_mode="trunc")), self.shapes[1])
         return _unbroadcast(g, self.shapes[0]), gb
 
 
