@@ -71,17 +71,10 @@ def _count(shape, dims):
     return math.prod(shape[d] for d in dims) if len(shape) else 1
 
 
-class MeanBackward0(Formula):
-    """mean over dims: g / count, broadcast back."""
+class MeanBackward0(SumBackward0):
+    """mean over dims: g / count, broadcast back (saves what SumBackward0 saves)."""
 
     names = ("_mean",)
-
-    def save(self, out, x, dims, keepdim, dtype=None):
-        self.shape = tuple(x.shape)
-        self.dims = _dims(dims, x.dim())
-        self.keepdim = keepdim
-        self.dtype = x.dtype
-        return (x,)
 
     def backward(self, g):
         count = _count(self.shape, self.dims)
