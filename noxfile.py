@@ -44,7 +44,8 @@ PURE = [
         "all",
     )  # fmt: skip
 ]
-TEST_DEPS = ["pytest", "hypothesis", "numpy", "scipy", "mpmath"]  # oracles: scipy, mpmath
+# oracles: scipy, mpmath; NVRTC compile-checks every CUDA kernel source (no GPU needed)
+TEST_DEPS = ["pytest", "hypothesis", "numpy", "scipy", "mpmath", "nvidia-cuda-nvrtc"]
 
 
 def session(func):
@@ -225,6 +226,15 @@ def bench(session: nox.Session) -> None:
         str(ref_python),
         *session.posargs,
     )
+
+
+@nox.session(python=False)
+def gpu(session: nox.Session) -> None:
+    """The GPU machine's one check (not in CI's list: CI has no GPU): tools/gpu_check.sh builds
+    torch-core with CMake + Ninja into /tmp, runs the CUDA tests and benchmarks/gpu.py against
+    the machine's PyTorch, and logs to $OUT. Its environment variables (PYTHON, OUT, STEPS,
+    BENCH_ARGS, ...) pass through."""
+    session.run("bash", "tools/gpu_check.sh", external=True)
 
 
 FUZZERS = {  # name -> (script, its count flag); each prints its counts and fails on a finding

@@ -108,5 +108,6 @@ void apply_op_docs(py::module_& m, py::class_<Tensor>& cls);  // op_docs.cpp: do
 void make_grad_gates(py::module_& m, py::class_<Tensor>& cls);  // last: the ops' grad gates
 void bind_conv(py::module_& m, py::class_<Tensor>& cls);        // bind_conv.cpp: convolutions
 void bind_nn(py::module_& m, py::class_<Tensor>& cls);          // bind_nn.cpp: other NN kernels
+void bind_cuda(py::module_& m);  // bind_cuda.cpp: the CUDA backend's runtime (torch.cuda)
 
 }  // namespace tc

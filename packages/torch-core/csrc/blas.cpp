@@ -143,7 +143,8 @@ static void gemm_into(const Tensor& c, const Tensor& a, const Tensor& b, Scalar 
              "matrix products with a dimension of 2^31 "
              "or more are not supported");
   ScalarType dt = a.dtype();
-  if (dt == ScalarType::Half || dt == ScalarType::BFloat16) {  // via float32
+  if ((dt == ScalarType::Half || dt == ScalarType::BFloat16) &&
+      c.device().type == DeviceType::CPU) {  // via float32 (cuBLAS has 16-bit kernels)
     Tensor cf = to_dtype(c, ScalarType::Float, true);
     gemm_into(cf, to_dtype(a, ScalarType::Float), to_dtype(b, ScalarType::Float), alpha, beta);
     copy_(c, cf);

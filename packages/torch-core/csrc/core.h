@@ -19,28 +19,63 @@
 
 #include <complex>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tc {
 
 // ---------------------------------------------------------------- errors
-enum class ErrorKind { Runtime, Index, Type, Value, NotImplemented };
+enum class ErrorKind { Runtime, Index, Type, Value, NotImplemented, OutOfMemory };
 
 struct TorchError : std::runtime_error {
   ErrorKind kind;
   TorchError(ErrorKind k, const std::string& msg) : std::runtime_error(msg), kind(k) {}
 };
 
+// Messages are built without iostreams for strings and numbers: a stream's number formatting
+// goes through the process's std::locale, which crashed inside our module where another
+// libstdc++ had been loaded first (seen on the GPU machine, Python 3.12).
+namespace detail {
+template <class T>
+void append(std::string& s, const T& v) {
+  if constexpr (std::is_convertible_v<const T&, const char*>) {
+    const char* p = v;
+    s += p ? p : "(null)";
+  } else if constexpr (std::is_convertible_v<const T&, const std::string&>) {
+    s += static_cast<const std::string&>(v);
+  } else if constexpr (std::is_same_v<T, char> || std::is_same_v<T, signed char> ||
+                       std::is_same_v<T, unsigned char>) {
+    s += char(v);  // as a stream prints them
+  } else if constexpr (std::is_same_v<T, bool>) {
+    s += v ? '1' : '0';
+  } else if constexpr (std::is_integral_v<T> || std::is_enum_v<T>) {
+    if constexpr (std::is_enum_v<T>)
+      s += std::to_string(static_cast<std::underlying_type_t<T>>(v));
+    else
+      s += std::to_string(v);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", double(v));  // a stream's default: 6 significant digits
+    s += b;
+  } else {
+    std::ostringstream ss;
+    ss << v;
+    s += ss.str();
+  }
+}
+}  // namespace detail
+
 template <class... Args>
 std::string cat_str(const Args&... args) {
-  std::ostringstream ss;
-  (ss << ... << args);
-  return ss.str();
+  std::string s;
+  (detail::append(s, args), ...);
+  return s;
 }
 
 template <class... Args>
@@ -366,6 +401,10 @@ using StoragePtr = std::shared_ptr<Storage>;
 struct Allocator {
   virtual ~Allocator() = default;
   virtual StoragePtr allocate(size_t nbytes) = 0;
+  // Copy bytes between two of this allocator's buffers (resize_ keeping the old contents).
+  virtual void copy_bytes(void* dst, const void* src, size_t n) {
+    if (n) std::memcpy(dst, src, n);
+  }
 };
 Allocator* get_allocator(DeviceType d);
 void set_allocator(DeviceType d, Allocator* a);

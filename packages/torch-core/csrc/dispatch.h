@@ -49,7 +49,7 @@ namespace tc {
   X(where, ternary) X(lerp, ternary) X(addcmul, ternary)                 \
   X(addcdiv, ternary)                                                                      \
   /* data movement and filling */                                                          \
-  X(copy, movement) X(fill, movement) X(to_host, movement)                                \
+  X(copy, movement) X(fill, movement) X(to_host, movement) X(from_host, movement)         \
   /* reductions */                                                                         \
   X(sum, reduce) X(prod, reduce) X(amax, reduce) X(amin, reduce) X(all, reduce)            \
   X(any, reduce) X(sum_sq, reduce) X(argmax, reduce) X(argmin, reduce)                     \

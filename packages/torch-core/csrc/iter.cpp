@@ -3,6 +3,8 @@
 
 #include <pthread.h>
 
+#include "ops.h"
+
 namespace tc {
 
 // ---------------------------------------------------------------- threads
@@ -343,8 +345,23 @@ void copy_(const Tensor& dst, const Tensor& src_in) {
     src = expand(src, dst.sizes());
   }
   if (dst.numel() == 0) return;
-  // A CPU number may go anywhere; other copies between devices are each backend's own kernel.
+  // A CPU number may go anywhere; other copies between devices go through the host side:
+  // the device's to_host kernel, or its from_host kernel fed a contiguous CPU tensor.
   bool cpu_scalar = src.dim() == 0 && src.device().type == DeviceType::CPU;
+  if (src.device().type != dst.device().type && !cpu_scalar &&
+      src.device().type != DeviceType::Meta && dst.device().type != DeviceType::Meta) {
+    if (dst.device().type == DeviceType::CPU) {
+      copy_(dst, on_host(src));
+      return;
+    }
+    if (src.device().type == DeviceType::CPU) {
+      Tensor host = contiguous(to_dtype(src, dst.dtype()));
+      Tensor target = dst.is_contiguous() ? dst : empty(dst.sizes(), dst.dtype(), dst.device());
+      find_kernel<ToHostFn>(Op::from_host, dst.device(), dst.dtype())(host, target);
+      if (!target.same(dst)) copy_(dst, target);
+      return;
+    }
+  }
   TC_CHECK(src.device().type == dst.device().type || cpu_scalar, NotImplemented,
            "copy_: copying from ", src.device().str(), " to ", dst.device().str(),
            " is not implemented",

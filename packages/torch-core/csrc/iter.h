@@ -55,6 +55,9 @@ class ElementwiseIter {
   const Shape& shape() const { return shape_; }
   const SmallVec<int64_t>& strides(int k) const { return strides_[k]; }
   char* data(int k) const { return base_[k]; }
+  // Operand k as a tensor: a kernel of another device finds a CPU number here (a 0-dim CPU
+  // tensor may join tensors of any device) and passes its value instead of a pointer.
+  const Tensor& operand(int k) const { return operands_[k]; }
   Tensor result();  // the output (copied into the user's out= when dtypes differ)
   Scalar args[2];   // extra scalar arguments (alpha, value, ...)
   int ntensors = 0;

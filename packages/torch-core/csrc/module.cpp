@@ -195,6 +195,11 @@ PYBIND11_MODULE(_C, m) {
         case ErrorKind::NotImplemented:
           type = PyExc_NotImplementedError;
           break;
+        case ErrorKind::OutOfMemory: {  // torch.OutOfMemoryError (torch.cuda's too)
+          py::object oom = py::module_::import("torch").attr("OutOfMemoryError");
+          PyErr_SetString(oom.ptr(), e.what());
+          return;
+        }
         default:
           break;
       }
@@ -354,6 +359,7 @@ PYBIND11_MODULE(_C, m) {
   bind_nn(m, cls);
   bind_fused(m);
   bind_sparse(m);
+  bind_cuda(m);
   bind_grad(m, cls);
   apply_op_docs(m, cls);  // before the gates, which copy the ops' docstrings
   make_grad_gates(m, cls);

@@ -220,7 +220,8 @@ Tensor empty(const Shape& sizes, ScalarType dtype, Device device) {
   auto impl = std::make_shared<TensorImpl>();
   impl->inference = t_inference_mode;
   impl->storage = get_allocator(device.type)->allocate(size_t(n) * itemsize(dtype));
-  impl->storage->device = device;
+  // "cuda" without an index is the current device, which the allocator filled in
+  if (device.type != DeviceType::CUDA || device.index >= 0) impl->storage->device = device;
   impl->sizes = sizes;
   impl->strides = contiguous_strides(sizes);
   impl->dtype = dtype;
@@ -349,7 +350,7 @@ void resize_(const Tensor& t, const Shape& sizes) {
   if (need > st.nbytes) {
     TC_CHECK(st.resizable, Runtime, "resize_: trying to resize storage that is not resizable");
     StoragePtr fresh = get_allocator(st.device.type)->allocate(need);
-    std::memcpy(fresh->data, st.data, st.nbytes);
+    get_allocator(st.device.type)->copy_bytes(fresh->data, st.data, st.nbytes);
     std::swap(st.data, fresh->data);
     std::swap(st.nbytes, fresh->nbytes);
     std::swap(st.deleter, fresh->deleter);

@@ -53,28 +53,35 @@ _default_device = None
 def set_default_device(device):
     """Make ``device`` the one that factory functions (``torch.zeros``, ``torch.tensor``,
     ``torch.randn``, ...) create tensors on when they are not given a ``device``; ``None``
-    restores the CPU. This build has only the CPU backend: a ``cuda`` device is accepted (as
-    in PyTorch on a machine without CUDA), and then the factories raise when they run."""
+    restores the CPU. A ``cuda`` device is accepted where CUDA cannot be used (as in
+    PyTorch on a machine without CUDA), and then the factories raise when they run; an int
+    names a CUDA device."""
     global _default_device
     if device is None:
         _default_device = None
         return
     if isinstance(device, builtins.int):
-        raise RuntimeError("Cannot access accelerator device when none is available.")
+        from torch import cuda
+
+        if not cuda.is_available():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        device = _C.device("cuda", device)
     _default_device = _C.device(device)
 
 
 def get_default_device():
     """The device set by :func:`set_default_device`; ``torch.device('cpu')`` by default. A
-    ``cuda`` device without an index raises here, as there is no current CUDA device to
-    complete it with."""
+    ``cuda`` device without an index is completed with the current CUDA device (and raises
+    where CUDA cannot be used)."""
     device = _default_device
     if device is None:
         return _C.device("cpu")
     if device.type != "cpu" and device.index is None:
-        from torch.cuda import _unavailable
+        from torch import cuda
 
-        raise _unavailable(f"report the current {device.type} device")
+        if device.type == "cuda":
+            return _C.device("cuda", cuda.current_device())
+        raise cuda._unavailable(f"report the current {device.type} device")
     return device
 
 
@@ -84,21 +91,35 @@ def _device(device):
 
 
 def _finish(t, requires_grad=False, device=None):
-    if device is not None and _C.device(device).type != t.device.type:  # cpu:0 is the cpu
-        _check_backend(device)
-        t = t.to(device)
+    if device is not None:
+        device = device if isinstance(device, _C.device) else _C.device(device)
+        here = t.device
+        # cpu:0 is the cpu; "cuda" without an index is the current CUDA device
+        if device.type != here.type or (
+            device.type != "cpu" and device.index is not None and device.index != here.index
+        ):
+            _check_backend(device)
+            t = t.to(device)
+        elif device.type == "cuda" and device.index is None:
+            t = t.to(device)  # on another CUDA device than the current one: moves
     if requires_grad:
         t.requires_grad = True
     return t
 
 
 def _check_backend(device):
-    """A device this build has no backend for (cuda, until its backend registers) raises
-    torch.cuda's clear error ("Torch not compiled with CUDA enabled ...")."""
-    if device is not None and _C.device(device).type not in ("cpu", "meta"):
-        from torch.cuda import _unavailable
+    """A device this build cannot use raises torch.cuda's clear error ("Torch not compiled
+    with CUDA enabled: ..." and what is missing); ``cuda`` initialises CUDA first."""
+    if device is not None:
+        device = device if isinstance(device, _C.device) else _C.device(device)
+        if device.type in ("cpu", "meta"):
+            return
+        from torch import cuda
 
-        raise _unavailable(f"create a tensor on {_C.device(device)}")
+        if device.type == "cuda":
+            cuda._require(f"create a tensor on {device}", device.index)
+            return
+        raise cuda._unavailable(f"create a tensor on {device}")
 
 
 def _empty(size, dtype, device):
@@ -628,7 +649,11 @@ def poisson(input, generator=None):
 
 
 def manual_seed(seed):
-    """Seeds the default generator; returns it."""
+    """Seeds the default generator and every GPU's (those seeds wait until CUDA starts);
+    returns the CPU's generator."""
+    import torch.cuda
+
+    torch.cuda.manual_seed_all(builtins.int(seed))
     return _C.manual_seed(builtins.int(seed))
 
 

@@ -8,6 +8,7 @@ Python module that adds Tensor methods (torch._sorting, torch._index_ops, ...) d
 
 import builtins
 import math
+import sys
 
 from torch import _C, _dtypes
 from torch import _functional as F
@@ -373,51 +374,119 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
 
 
 # ---------------------------------------------------------------- conversions
+_PY_DTYPES = {builtins.float: _C.float64, builtins.int: _C.int64, builtins.bool: _C.bool}
+
+
 def _parse_to(args, kwargs):
+    """``to``'s arguments: (dtype, device, non_blocking, copy); positional bools are
+    ``non_blocking`` then ``copy``, as in PyTorch."""
     dtype, device = kwargs.get("dtype"), kwargs.get("device")
+    flags = [kwargs.get("non_blocking", False), kwargs.get("copy", False)]
+    n_flags = 0
     for a in args:
-        if isinstance(a, _C.dtype) or a in (builtins.float, builtins.int, builtins.bool):
-            dtype = a
+        if isinstance(a, builtins.bool):
+            if n_flags == 2:
+                raise TypeError(f"to() received an invalid argument: {a!r}")
+            flags[n_flags] = a
+            n_flags += 1
         elif isinstance(a, Tensor):
             dtype, device = a.dtype, a.device
+        elif isinstance(a, _C.dtype) or a in _PY_DTYPES:
+            dtype = a
         elif isinstance(a, (str, _C.device, builtins.int)):
             device = a
         else:
             raise TypeError(f"to() received an invalid argument: {a!r}")
-    return dtype, device
+    return dtype, device, builtins.bool(flags[0]), builtins.bool(flags[1])
 
 
 @tensor_method
 def to(self, *args, **kwargs):
-    """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(other)``: returns self when
-    nothing changes (unless ``copy=True``)."""
-    dtype, device = _parse_to(args, kwargs)
-    copy = kwargs.get("copy", False)
-    target = None if device is None else _C.device(device).type
-    if target is None or target == self.device.type:  # cpu:0 is the cpu
+    """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(other)`` (each may add
+    ``non_blocking`` and ``copy``): returns self when nothing changes (unless
+    ``copy=True``). A device without an index (``"cuda"``) is the current one of its kind.
+    With both a device and a dtype, the cast happens on whichever side copies fewer bytes."""
+    dtype, device, non_blocking, copy = _parse_to(args, kwargs)
+    if device is None:
         return self._to_dtype(dtype or self.dtype, copy)
-    if target == "meta":  # the shape and dtype, without the data
+    target = device if isinstance(device, _C.device) else _C.device(device)
+    here = self.device
+    if target.type == here.type and (target.type == "cpu" or target.index == here.index):
+        return self._to_dtype(dtype or self.dtype, copy)
+    if target.type == "meta":  # the shape and dtype, without the data
         return _C.empty(self.shape, dtype or self.dtype, "meta")
     if self.is_meta:
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
-    from torch.cuda import _unavailable
+    from torch import cuda
 
-    raise _unavailable(f"move a tensor to {_C.device(device)}")
+    if target.type != "cuda" and here.type != "cuda":
+        raise cuda._unavailable(f"move a tensor to {target}")
+    if target.type == "cuda":
+        cuda._require(f"move a tensor to {target}", target.index)
+        if target.index is None:
+            target = _C.device("cuda", _C._cuda_current_device())
+            if target == here:
+                return self._to_dtype(dtype or self.dtype, copy)
+    dtype = self.dtype if dtype is None else _PY_DTYPES.get(dtype, dtype)
+    if dtype == self.dtype:
+        return _move(self, target, non_blocking)
+    # cast where it copies less: before the move when it shrinks the data (or, same size,
+    # when the source is on the GPU), after it otherwise
+    size, new_size = self.dtype.itemsize, dtype.itemsize
+    if new_size < size or (new_size == size and here.type == "cuda"):
+        return _move(self._to_dtype(dtype, False), target, non_blocking)
+    return _move(self, target, non_blocking)._to_dtype(dtype, False)
+
+
+_device_copy = None  # the autograd Function for device moves, made on first need
+
+
+def _move(t, device, non_blocking):
+    """A copy of `t` on `device` (the core's ``_cuda_to_device``), differentiable: when
+    the core has no grad gate for it, a tensor that requires grad moves through an
+    autograd Function whose backward moves the gradient back."""
+    global _device_copy
+    if t.requires_grad and _C.is_grad_enabled() and "_cuda_to_device" not in _C._grad_gates:
+        if _device_copy is None:
+            try:
+                from torch.autograd import Function
+            except ImportError:  # no torch-autograd: no gradients to carry
+                return _C._cuda_to_device(t, device, non_blocking)
+
+            class ToCopy(Function):
+                @staticmethod
+                def forward(ctx, x, device, non_blocking):
+                    ctx.source = x.device
+                    return _C._cuda_to_device(x, device, non_blocking)
+
+                @staticmethod
+                def backward(ctx, grad):
+                    return _C._cuda_to_device(grad, ctx.source, False), None, None
+
+            _device_copy = ToCopy
+        return _device_copy.apply(t, device, non_blocking)
+    return _C._cuda_to_device(t, device, non_blocking)
 
 
 @tensor_method
 def cpu(self, memory_format=None):
     """This tensor on the CPU: itself if it already is there, else a copy."""
-    return self.to("cpu")
+    return self if self.device.type == "cpu" else self.to("cpu")
 
 
 @tensor_method
-def cuda(self, device=None, non_blocking=False):
-    """This tensor on a CUDA device (``device`` an index or a device; the current one when None).
-    Raises where CUDA is not available, as on this CPU build."""
-    if device is None or isinstance(device, builtins.int):
-        device = _C.device("cuda", device) if device is not None else "cuda"
-    return self.to(device)
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    """This tensor on a CUDA device (``device`` an index or a device; the current one when
+    None): itself if it already is there, else a copy. Raises where CUDA is not available."""
+    if device is None:
+        device = _C.device("cuda")
+    elif isinstance(device, builtins.int) and not isinstance(device, builtins.bool):
+        device = _C.device("cuda", device)
+    else:
+        device = device if isinstance(device, _C.device) else _C.device(device)
+        if device.type != "cuda":
+            raise RuntimeError(f"Invalid device, must be a cuda device, not {device}")
+    return self.to(device, non_blocking=non_blocking)
 
 
 @tensor_method
@@ -428,16 +497,31 @@ def get_device(self):
 
 @tensor_method
 def is_pinned(self, device=None):
-    """Whether the tensor is in page-locked memory (for fast copies to a GPU): False."""
-    return False
+    """Whether the tensor is in page-locked host memory (made by :meth:`pin_memory`, for
+    fast and asynchronous copies to a GPU)."""
+    if self.device.type != "cpu":
+        return False
+    cuda = sys.modules.get("torch.cuda")
+    if cuda is None or not cuda.is_initialized():  # nothing can have been pinned yet
+        return False
+    return builtins.bool(_C._cuda_is_pinned(self))
 
 
 @tensor_method
 def pin_memory(self, device=None):
-    """Page-locked memory speeds up copies to a GPU; there is none in this build."""
-    from torch.cuda import _unavailable
+    """A copy of this CPU tensor in page-locked memory (itself if it already is): copies
+    from it to a GPU are faster and can be asynchronous (``.to("cuda", non_blocking=True)``).
+    Needs CUDA."""
+    if self.device.type != "cpu":
+        raise RuntimeError(
+            f"pin_memory: only CPU tensors can be pinned, but this tensor is on {self.device}"
+        )
+    from torch import cuda
 
-    raise _unavailable("pin memory (page-locked memory serves copies to a GPU)")
+    cuda._require("pin memory (page-locked memory serves copies to a GPU)")
+    if _C._cuda_is_pinned(self):
+        return self
+    return _C._cuda_pin_memory(self)
 
 
 def _caster(name, dtype):

@@ -62,6 +62,10 @@ def set_float32_matmul_precision(precision):
         )
         return
     _float32_matmul_precision = precision
+    from torch import _C  # cuBLAS reads the switch in C++ (TF32 for "high" and "medium")
+
+    if hasattr(_C, "_cuda_set_allow_tf32"):
+        _C._cuda_set_allow_tf32(precision != "highest")
 
 
 def _check_bool(value, what):
