@@ -436,7 +436,9 @@ PyObject* core_op(PyObject* v) {
 
 bool differentiable(PyObject* fn, bool method) {
   std::string name = reinterpret_cast<PyCFunctionObject*>(fn)->m_ml->ml_name;
-  return name != "__init__" && name.rfind("_pybind11", 0) != 0 && !g_no_grad.count({method, name});
+  // the CUDA runtime's functions (bind_cuda.cpp) take no part in autograd
+  return name != "__init__" && name.rfind("_pybind11", 0) != 0 && name.rfind("_cuda_", 0) != 0 &&
+         !g_no_grad.count({method, name});
 }
 
 }  // namespace
