@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 
+from compare import markdown_table  # benchmarks/compare.py, beside this file
+
 # GPU_BENCH_DEVICE=cpu runs every case on the CPU with small sizes: a check of this script
 # on a machine without a GPU, not a figure.
 DEVICE = os.environ.get("GPU_BENCH_DEVICE", "cuda")
@@ -225,28 +227,13 @@ def _train_rate(model, optimizer, loss_fn, x, y):
 
 def case_mnist_step():
     """The classic MNIST CNN (examples/mnist/main.py), batch 64, SGD with momentum."""
+    from run import _mnist_net  # benchmarks/run.py, beside this file
+
     import torch
-    import torch.nn as nn
     import torch.nn.functional as F
 
-    class Net(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.conv1 = nn.Conv2d(1, 32, 3, 1)
-            self.conv2 = nn.Conv2d(32, 64, 3, 1)
-            self.dropout1 = nn.Dropout(0.25)
-            self.dropout2 = nn.Dropout(0.5)
-            self.fc1 = nn.Linear(9216, 128)
-            self.fc2 = nn.Linear(128, 10)
-
-        def forward(self, x):
-            x = F.max_pool2d(F.relu(self.conv2(F.relu(self.conv1(x)))), 2)
-            x = self.dropout1(x).flatten(1)
-            x = self.dropout2(F.relu(self.fc1(x)))
-            return F.log_softmax(self.fc2(x), dim=1)
-
     torch.manual_seed(0)
-    model = Net().to(DEVICE)
+    model = _mnist_net().to(DEVICE)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     x = torch.rand(64, 1, 28, 28).to(DEVICE)
     y = torch.randint(0, 10, (64,)).to(DEVICE)
@@ -504,18 +491,6 @@ def cell(value, error, width=60):
         return fmt(value)
     text = error or "n/a"
     return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def markdown_table(head, body, out):
-    widths = [max(len(str(c)) for c in col) for col in zip(head, *body)]
-
-    def line(cells):
-        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
-
-    print(line(head), file=out)
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|", file=out)
-    for cells in body:
-        print(line(cells), file=out)
 
 
 def print_table(rows, sides, out):

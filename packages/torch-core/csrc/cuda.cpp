@@ -184,8 +184,7 @@ class CudaAllocator : public Allocator {
  public:
   StoragePtr allocate(size_t nbytes) override {
     int d = t_device;
-    DeviceState& s = state(d);
-    (void)s;
+    state(d);  // checks that CUDA is loaded
     bind_context();
     size_t size = round(nbytes);
     Block* b = nullptr;
@@ -561,12 +560,15 @@ void stream_synchronize(uintptr_t s) {
   bind_context();
   check(g_drv.cuStreamSynchronize(CUstream(s)), "cuStreamSynchronize");
 }
+// A query's answer: true when the work is done, false while it runs (CUDA_ERROR_NOT_READY).
+static bool finished(CUresult r, const char* what) {
+  if (r == kNotReady) return false;
+  check(r, what);
+  return true;
+}
 bool stream_query(uintptr_t s) {
   bind_context();
-  CUresult r = g_drv.cuStreamQuery(CUstream(s));
-  if (r == kNotReady) return false;
-  check(r, "cuStreamQuery");
-  return true;
+  return finished(g_drv.cuStreamQuery(CUstream(s)), "cuStreamQuery");
 }
 void stream_wait_event(uintptr_t s, uintptr_t e) {
   bind_context();
@@ -591,10 +593,7 @@ void event_synchronize(uintptr_t e) {
 }
 bool event_query(uintptr_t e) {
   bind_context();
-  CUresult r = g_drv.cuEventQuery(CUevent(e));
-  if (r == kNotReady) return false;
-  check(r, "cuEventQuery");
-  return true;
+  return finished(g_drv.cuEventQuery(CUevent(e)), "cuEventQuery");
 }
 float event_elapsed_ms(uintptr_t a, uintptr_t b) {
   bind_context();
@@ -659,43 +658,38 @@ void memcpy_async(void* dst, const void* src, size_t n, int kind) {
   check(r, "cuMemcpyAsync");
 }
 
+void upload(const Tensor& dst, const Tensor& src, bool wait) {
+  size_t n = size_t(src.numel()) * src.itemsize();
+  if (!n) return;
+  memcpy_async(dst.data(), src.data(), n, 0);
+  if (wait) check(g_drv.cuStreamSynchronize(t_stream), "cuStreamSynchronize");
+}
+
+void download(const Tensor& dst, const Tensor& src) {
+  size_t n = size_t(src.numel()) * src.itemsize();
+  if (!n) return;
+  memcpy_async(dst.data(), src.data(), n, 1);
+  check(g_drv.cuStreamSynchronize(t_stream), "cuStreamSynchronize");
+}
+
 Tensor to_device(const Tensor& t_in, Device dev, bool non_blocking) {
   Device from = t_in.device();
-  TC_CHECK(from.type == DeviceType::CPU || from.type == DeviceType::CUDA, NotImplemented,
-           "to: copying from ", from.str(), " to ", dev.str(), " is not implemented");
-  if (dev.type == DeviceType::CUDA) {
-    int d = device_index(dev);
-    DeviceGuard guard(d);
-    Device target{DeviceType::CUDA, d};
-    if (from.type == DeviceType::CUDA) {
-      Tensor src = t_in;
-      if (from.index != d) {  // through the host: one GPU per process is the common case
-        src = to_device(t_in, Device{}, false);
-        return to_device(src, target, non_blocking);
-      }
-      return clone(src);
-    }
-    Tensor src = contiguous(t_in);
-    Tensor out = empty(src.sizes(), src.dtype(), target);
-    size_t n = size_t(src.numel()) * src.itemsize();
-    if (n) memcpy_async(out.data(), src.data(), n, 0);
-    // Pageable host memory may be reused as soon as we return: wait, unless the source is
-    // page-locked and the caller asked not to (the copy then overlaps with later work).
-    if (n && !(non_blocking && is_pinned(src)))
-      check(g_drv.cuStreamSynchronize(t_stream), "cuStreamSynchronize");
-    return out;
-  }
-  TC_CHECK(dev.type == DeviceType::CPU, NotImplemented, "to: copying from ", from.str(), " to ",
-           dev.str(), " is not implemented");
-  if (from.type == DeviceType::CPU) return clone(t_in);
-  DeviceGuard guard(from.index);
+  TC_CHECK((from.type == DeviceType::CPU || from.type == DeviceType::CUDA) &&
+               (dev.type == DeviceType::CPU || dev.type == DeviceType::CUDA),
+           NotImplemented, "to: copying from ", from.str(), " to ", dev.str(),
+           " is not implemented");
+  if (dev.type == DeviceType::CPU)  // the CUDA device's to_host kernel
+    return from.type == DeviceType::CPU ? clone(t_in) : on_host(t_in);
+  int d = device_index(dev);
+  DeviceGuard guard(d);
+  Device target{DeviceType::CUDA, d};
+  if (from.type == DeviceType::CUDA)  // another GPU: through the host (one GPU is the rule)
+    return from.index == d ? clone(t_in) : to_device(on_host(t_in), target, non_blocking);
   Tensor src = contiguous(t_in);
-  Tensor out = empty(src.sizes(), src.dtype());
-  size_t n = size_t(src.numel()) * src.itemsize();
-  if (n) {
-    memcpy_async(out.data(), src.data(), n, 1);
-    check(g_drv.cuStreamSynchronize(t_stream), "cuStreamSynchronize");
-  }
+  Tensor out = empty(src.sizes(), src.dtype(), target);
+  // Pageable host memory may be reused as soon as we return: wait, unless the source is
+  // page-locked and the caller asked not to (the copy then overlaps with later work).
+  upload(out, src, !(non_blocking && is_pinned(src)));
   return out;
 }
 

@@ -98,6 +98,10 @@ std::vector<std::pair<std::string, std::string>> kernel_sources();
 void check(CUresult r, const char* what);
 void register_kernels();                                            // cuda_kernels.cpp
 void memcpy_async(void* dst, const void* src, size_t n, int kind);  // kind: 0 HtoD 1 DtoH 2 DtoD
+// Contiguous same-size copies on the current stream: host -> device (waiting for it when
+// `wait`), device -> host (always waited for).
+void upload(const Tensor& dst, const Tensor& src, bool wait);
+void download(const Tensor& dst, const Tensor& src);
 struct CublasGemm {  // column-major C = alpha op(A) op(B) + beta C, cublasGemmEx's arguments
   bool ta, tb;
   int m, n, k;

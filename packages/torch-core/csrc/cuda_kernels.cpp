@@ -273,14 +273,13 @@ std::string ew_source(const std::string& name, const std::vector<std::string>& t
                    t == "bool" || (t[0] == 'i' || t[0] == 'u') ? "p.hi[" : "p.hd[", k,
                    "]) : to_acc(*(const ", t, "*)(p.ptr[", k, "] + ", off, ")))");
   };
-  auto element = [&](const std::string& idx, const std::vector<std::string>& offs) {
+  auto element = [&](const std::vector<std::string>& offs) {
     std::string e = "{\n";
     for (int k = 1; k <= n_in; k++)
       e += cat_str("  A ", var[k - 1], " = (A)", load(k, offs[k]), ";\n");
     e += "  " + out_acc + " r;\n  " + body + "\n";
     e += cat_str("  *(", types[0], "*)(p.ptr[0] + ", offs[0], ") = Cvt<", types[0],
                  ">::go(r);\n}\n");
-    (void)idx;
     return e;
   };
   std::string pro = "  " + prologue + "\n";
@@ -311,7 +310,7 @@ std::string ew_source(const std::string& name, const std::vector<std::string>& t
     s += "    }\n";
     std::vector<std::string> offs;
     for (int k = 0; k <= n_in; k++) offs.push_back(cat_str("o[", k, "]"));
-    s += element("i", offs);
+    s += element(offs);
     s += "  }\n}\n";
   }
   return s;
@@ -678,7 +677,8 @@ void fill_kernel(ElementwiseIter& it) {
   });
 }
 
-// A device buffer for partial results, freed when the tensor goes.
+// One output per block; long reductions with few outputs split across blocks into partial
+// results (a device buffer freed with its tensor), which a second launch combines in order.
 template <int OP, int DT>
 void red_kernel(ReduceIter& it) {
   Op op = Op(OP);
@@ -802,17 +802,14 @@ void gemm_kernel(const GemmArgs& g) {
   cublas_gemm(cg);
 }
 
-void to_host_kernel(const Tensor& src, const Tensor& dst) {
-  Tensor h = to_device(src, Device{}, false);
-  std::memcpy(dst.data(), h.data(), size_t(h.numel()) * h.itemsize());
+void to_host_kernel(const Tensor& src, const Tensor& dst) {  // dst: CPU, contiguous
+  use_device_of(src);
+  download(dst, contiguous(src));
 }
 
 void from_host_kernel(const Tensor& src, const Tensor& dst) {  // src CPU contiguous, dst dense
   use_device_of(dst);
-  size_t n = size_t(src.numel()) * src.itemsize();
-  if (!n) return;
-  memcpy_async(dst.data(), src.data(), n, 0);
-  stream_synchronize(uintptr_t(current_stream()));
+  upload(dst, src, true);
 }
 
 // cat: each input copied into its slice of out

@@ -273,14 +273,9 @@ def _current_index():
     return _C._cuda_current_device()
 
 
-def _device_index(device, optional=False, what="use a CUDA device"):
-    """The CUDA device index `device` (None, int, str or torch.device) names; None or a
-    device without an index is the current device (-1 with `optional` and None)."""
-    if device is None:
-        if optional:
-            return -1
-        _require(what)
-        return _current_index()
+def _named_index(device):
+    """The index `device` (int, str or torch.device) names; None for a cuda device without
+    one. Raises ValueError for another device type."""
     if isinstance(device, int) and not isinstance(device, bool):
         return device
     if isinstance(device, str) and device.isdigit():
@@ -288,8 +283,17 @@ def _device_index(device, optional=False, what="use a CUDA device"):
     device = torch.device(device)
     if device.type != "cuda":
         raise ValueError(f"Expected a cuda device, but got: {device}")
-    if device.index is not None:
-        return device.index
+    return device.index
+
+
+def _device_index(device, optional=False, what="use a CUDA device"):
+    """The CUDA device index `device` (None, int, str or torch.device) names; None or a
+    device without an index is the current device (-1 with `optional` and None)."""
+    if device is None and optional:
+        return -1
+    index = None if device is None else _named_index(device)
+    if index is not None:
+        return index
     _require(what)
     return _current_index()
 
@@ -298,15 +302,9 @@ def _index(device, optional=False):
     """The device index of a context manager (``device(None)``: -1, nothing selected)."""
     if device is None:
         return -1 if optional else 0
-    if isinstance(device, int) and not isinstance(device, bool):
-        return device
-    if isinstance(device, str) and device.isdigit():
-        return int(device)
-    device = torch.device(device)
-    if device.type != "cuda":
-        raise ValueError(f"Expected a cuda device, but got: {device}")
-    if device.index is not None:
-        return device.index
+    index = _named_index(device)
+    if index is not None:
+        return index
     return _current_index() if is_initialized() else 0
 
 
