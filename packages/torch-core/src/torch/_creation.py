@@ -94,14 +94,10 @@ def _finish(t, requires_grad=False, device=None):
     if device is not None:
         device = device if isinstance(device, _C.device) else _C.device(device)
         here = t.device
-        # cpu:0 is the cpu; "cuda" without an index is the current CUDA device
-        if device.type != here.type or (
-            device.type != "cpu" and device.index is not None and device.index != here.index
-        ):
+        # cpu:0 is the cpu; "cuda" without an index (the current device) is to()'s to settle
+        if device.type != here.type or (device.type != "cpu" and device.index != here.index):
             _check_backend(device)
             t = t.to(device)
-        elif device.type == "cuda" and device.index is None:
-            t = t.to(device)  # on another CUDA device than the current one: moves
     if requires_grad:
         t.requires_grad = True
     return t

@@ -442,11 +442,11 @@ _device_copy = None  # the autograd Function for device moves, made on first nee
 
 
 def _move(t, device, non_blocking):
-    """A copy of `t` on `device` (the core's ``_cuda_to_device``), differentiable: when
-    the core has no grad gate for it, a tensor that requires grad moves through an
-    autograd Function whose backward moves the gradient back."""
+    """A copy of `t` on `device` (the core's ``_cuda_to_device``, which has no grad gate),
+    differentiable: a tensor that requires grad moves through an autograd Function whose
+    backward moves the gradient back."""
     global _device_copy
-    if t.requires_grad and _C.is_grad_enabled() and "_cuda_to_device" not in _C._grad_gates:
+    if t.requires_grad and _C.is_grad_enabled():
         if _device_copy is None:
             try:
                 from torch.autograd import Function

@@ -18,7 +18,7 @@ import importlib.metadata
 import os
 import warnings
 
-from torch import _packages
+from torch import _C, _packages
 
 __all__ = [
     "are_deterministic_algorithms_enabled",
@@ -62,10 +62,7 @@ def set_float32_matmul_precision(precision):
         )
         return
     _float32_matmul_precision = precision
-    from torch import _C  # cuBLAS reads the switch in C++ (TF32 for "high" and "medium")
-
-    if hasattr(_C, "_cuda_set_allow_tf32"):
-        _C._cuda_set_allow_tf32(precision != "highest")
+    _C._cuda_set_allow_tf32(precision != "highest")  # cuBLAS reads it: TF32 unless "highest"
 
 
 def _check_bool(value, what):
