@@ -60,6 +60,13 @@ static void release_buffer(void*, void* ctx) {
   delete v;
 }
 
+// Only a CPU storage's bytes are host memory: a CUDA storage's pointer is the GPU's, a meta
+// storage has none. Reading either from the host would fault.
+static void check_host_bytes(const StoragePtr& s, const char* what) {
+  TC_CHECK(s->device.type == DeviceType::CPU, Type, "UntypedStorage.", what, ": the bytes of a '",
+           s->device.str(), "' storage are not in host memory (copy the tensor to the CPU first)");
+}
+
 // A storage over another object's buffer (bytes-like, mmap slice); the object stays
 // alive and its buffer exported until the last view of the storage goes.
 static StoragePtr storage_over_buffer(py::handle obj) {
@@ -80,6 +87,7 @@ static StoragePtr storage_over_buffer(py::handle obj) {
 // Moves a storage's bytes into another object's buffer (e.g. a shared-memory mapping): every
 // tensor on the storage sees the new memory from now on, and the old memory is freed.
 static void move_storage_into(const StoragePtr& s, py::handle obj) {
+  check_host_bytes(s, "_move_into");
   StoragePtr target = storage_over_buffer(obj);
   TC_CHECK(target->nbytes >= s->nbytes, Runtime, "UntypedStorage._move_into: buffer of ",
            target->nbytes, " bytes cannot hold a storage of ", s->nbytes, " bytes");
@@ -115,6 +123,7 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
           "_from_buffer", [](py::handle obj) { return StorageRef{storage_over_buffer(obj)}; },
           "A storage sharing the memory of a writable buffer (bytearray, mmap, ...).")
       .def_buffer([](StorageRef& r) {
+        check_host_bytes(r.s, "__buffer__");
         return py::buffer_info(r.s->data, 1, "B", 1, {py::ssize_t(r.s->nbytes)}, {1}, false);
       })
       .def("data_ptr", [](const StorageRef& r) { return reinterpret_cast<uintptr_t>(r.s->data); })

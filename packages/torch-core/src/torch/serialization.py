@@ -96,12 +96,21 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
     if not _disable_byteorder_record:
         records.append(("archive/byteorder", sys.byteorder.encode()))
     for key in sorted(storages, key=int):
-        records.append((f"archive/data/{key}", memoryview(storages[key]).cast("B")))
+        records.append((f"archive/data/{key}", memoryview(_host_bytes(storages[key])).cast("B")))
     records.append(("archive/version", b"3\n"))
     with _open_for(f, "wb") as out:
         with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
             for (name, buffer), crc in zip(records, _crc32s([b for _, b in records])):
                 _write_record(zf, name, buffer, crc)
+
+
+def _host_bytes(storage):
+    """A storage's bytes in host memory: itself on the CPU, else a CPU copy (its location is
+    recorded separately)."""
+    if storage.device.type == "cpu":
+        return storage
+    n = storage.nbytes()
+    return _C._tensor_from_storage(storage, _C.uint8, 0, (n,), (1,)).cpu().untyped_storage()
 
 
 def _get_layout(name):
@@ -1012,18 +1021,36 @@ class _Records:
             )
 
 
-def _check_location(location, map_location):
-    """The device a storage saved at `location` goes to; only the CPU exists in this build."""
+def _check_location(location, map_location, cuda_ok=True):
+    """The device ("cpu", "cuda", "cuda:1", ...) a storage saved at `location` goes to."""
     target = location
     if isinstance(map_location, dict):
         target = map_location.get(location, location)
     elif isinstance(map_location, (str, _C.device)):
         target = str(map_location)
-    if not str(target).startswith("cpu"):
-        raise RuntimeError(
-            f"load: the checkpoint has a storage on '{location}', but this build has only the "
-            "cpu backend; pass map_location='cpu' (or torch.device('cpu'))"
+    target = str(target)
+    if target == "cpu" or target.startswith("cpu:"):
+        return "cpu"
+    if target == "cuda" or target.startswith("cuda:"):
+        import torch.cuda
+
+        if not torch.cuda.is_available():  # PyTorch's words
+            raise RuntimeError(
+                "Attempting to deserialize object on a CUDA device but "
+                "torch.cuda.is_available() is False. If you are running on a CPU-only machine, "
+                "please use torch.load with map_location=torch.device('cpu') to map your "
+                "storages to the CPU."
+            )
+        if cuda_ok:
+            return target
+        raise NotImplementedError(
+            f"load: a legacy (pre-zip) checkpoint's storage on '{location}' can only be "
+            "loaded to the CPU; pass map_location='cpu' and move the tensors afterwards"
         )
+    raise RuntimeError(
+        f"load: the checkpoint has a storage on '{location}', which this build cannot "
+        "place; pass map_location='cpu' (or torch.device('cpu'))"
+    )
 
 
 def _storage_from_pid(pid, load_storage):
@@ -1208,16 +1235,20 @@ def _unpickle(source, weights_only, load_storage, encoding):
         raise LoadError(message) from None
 
 
-def _mapped(storage, location, map_location):
-    """Applies map_location (a device, a string, a dict or a callable) to a loaded storage."""
+def _mapped(storage, location, map_location, cuda_ok=True):
+    """Applies map_location (a device, a string, a dict or a callable) to a loaded storage
+    (a CPU one): the storage on the device it goes to."""
     if callable(map_location):
         moved = map_location(storage, location)
-        if moved is None:
-            _check_location(location, None)
-            return storage
-        return moved.untyped() if isinstance(moved, TypedStorage) else moved
-    _check_location(location, map_location)
-    return storage
+        if moved is not None:
+            return moved.untyped() if isinstance(moved, TypedStorage) else moved
+        map_location = None
+    device = _check_location(location, map_location, cuda_ok)
+    if device == "cpu":
+        return storage
+    n = storage.nbytes()
+    as_bytes = _C._tensor_from_storage(storage, _C.uint8, 0, (n,), (1,))
+    return _C._cuda_to_device(as_bytes, device, False).untyped_storage()
 
 
 def _normalize_bools(storage):
@@ -1270,7 +1301,8 @@ def _legacy_load(f, map_location, weights_only, encoding):
             storage = UntypedStorage(nbytes)
             if nbytes:  # zeroed: its bytes come after the pickle, and nothing may read garbage
                 _C._tensor_from_storage(storage, _C.uint8, 0, (nbytes,), (1,)).fill_(0)
-            wanted[key] = (_mapped(storage, location, map_location), numel, dtype.itemsize)
+            # its bytes are read into it below: legacy storages stay on the CPU
+            wanted[key] = (_mapped(storage, location, map_location, False), numel, dtype.itemsize)
         if dtype == _C.bool:  # on every use: a forged file may name one key with two types
             bool_keys.add(key)  # normalised once its bytes are read, below
         return wanted[key][0]
