@@ -1,4 +1,5 @@
-"""The CUDA backend's switches: this build has no CUDA backend (``is_built()`` is False).
+"""The CUDA backend's switches. ``is_built()`` is True: the core carries its CUDA backend
+(loaded at run time where a GPU is; ``torch.cuda.is_available()`` says whether it can be used).
 
 ``torch.backends.cuda.matmul.allow_tf32`` mirrors ``torch.get_float32_matmul_precision()``
 as in PyTorch: True for ``"high"`` and ``"medium"``, and setting it sets the precision to
@@ -21,9 +22,9 @@ __all__ = [
 
 
 def is_built():
-    """Whether this build has the CUDA backend: False. (``torch.cuda.is_available()`` says
-    whether a GPU can be used right now.)"""
-    return False
+    """Whether this build has the CUDA backend (the core's, whose kernels NVRTC compiles at
+    run time). ``torch.cuda.is_available()`` says whether a GPU can be used right now."""
+    return True
 
 
 class _Matmul:
