@@ -219,3 +219,35 @@ def test_a_cuda_checkpoint_on_a_machine_without_a_gpu(fake_driver, tmp_path):
         torch.load(path)
     loaded = torch.load(path, map_location="cpu")
     assert loaded["w"].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def test_dataloader_pins_its_batches(fake_driver):
+    from torch import _packages
+
+    if not _packages.installed(torch.__path__, "multiprocessing"):
+        pytest.skip("torch-multiprocessing (torch.utils.data) is not installed")
+    run(
+        fake_driver,
+        """
+        from collections import namedtuple
+        from torch.utils.data import DataLoader, Dataset
+
+        Pair = namedtuple("Pair", "x y")
+
+        class Items(Dataset):
+            def __len__(self):
+                return 6
+
+            def __getitem__(self, i):
+                return {"pair": Pair(torch.full((2,), float(i)), i), "name": str(i)}
+
+        for workers in (0, 2):
+            batches = list(DataLoader(Items(), batch_size=4, num_workers=workers,
+                                      pin_memory=True))
+            first = batches[0]
+            assert isinstance(first["pair"], Pair) and first["name"] == ["0", "1", "2", "3"]
+            assert first["pair"].x.is_pinned() and first["pair"].y.is_pinned()
+            assert first["pair"].x[:, 0].tolist() == [0.0, 1.0, 2.0, 3.0]
+            assert batches[1]["pair"].y.tolist() == [4, 5]
+        """,
+    )

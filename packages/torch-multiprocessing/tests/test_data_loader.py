@@ -520,3 +520,15 @@ def test_workers_exit_when_the_main_process_is_killed():
     while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(alive(pid) for pid in pids)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="with a GPU the batches are pinned")
+@pytest.mark.parametrize("workers", [0, 2])
+def test_pin_memory_without_a_gpu_warns_and_gives_plain_batches(workers):
+    data = TensorDataset(torch.arange(10.0), torch.arange(10))
+    with pytest.warns(UserWarning, match="no accelerator is found"):
+        loader = DataLoader(data, batch_size=4, num_workers=workers, pin_memory=True)
+    assert loader.pin_memory is False
+    batches = list(loader)
+    assert [b[0].tolist() for b in batches] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert not any(t.is_pinned() for b in batches for t in b)

@@ -16,6 +16,7 @@ import os
 import pickle
 import signal
 import time
+import warnings
 import weakref
 from multiprocessing.connection import wait as _wait_any
 
@@ -51,7 +52,9 @@ class DataLoader:
     through ``collate_fn``), ``shuffle`` (a ``RandomSampler`` using ``generator``), ``sampler``
     or ``batch_sampler`` (custom order; exclusive with shuffle, and batch_sampler also with
     batch_size/drop_last), ``num_workers`` (0: load in the main process), ``collate_fn``
-    (default ``default_collate``), ``pin_memory`` (accepted; a no-op on CPU), ``drop_last``
+    (default ``default_collate``), ``pin_memory`` (batches in page-locked memory where CUDA
+    can be used, for fast and asynchronous copies to the GPU; a warning and plain batches
+    elsewhere, as in PyTorch), ``drop_last``
     (drop the last incomplete batch), ``timeout`` (seconds to wait for a worker's batch, 0 =
     forever), ``worker_init_fn(worker_id)`` (called in each worker after seeding),
     ``multiprocessing_context`` (a start method name or a context), ``generator`` (draws the
@@ -173,6 +176,14 @@ class DataLoader:
         self.batch_sampler = batch_sampler
         self.num_workers = num_workers
         self.collate_fn = collate_fn
+        if pin_memory and not torch.cuda.is_available():  # PyTorch's warning, then no pinning
+            warnings.warn(
+                "'pin_memory' argument is set as true but no accelerator is found, then device "
+                "pinned memory won't be used.",
+                UserWarning,
+                stacklevel=2,
+            )
+            pin_memory = False
         self.pin_memory = pin_memory
         self.pin_memory_device = pin_memory_device
         self.drop_last = drop_last
@@ -266,10 +277,25 @@ class _SingleProcessIter:
         return self
 
     def __next__(self):
-        return self._fetcher.fetch(next(self._sampler_iter))
+        batch = self._fetcher.fetch(next(self._sampler_iter))
+        return _pinned(batch) if self._loader.pin_memory else batch
 
     def __len__(self):
         return len(self._loader)
+
+
+def _pinned(data):
+    """`data` (a batch) with every CPU tensor in it copied to page-locked memory; mappings,
+    namedtuples, lists and tuples keep their types."""
+    if isinstance(data, torch.Tensor):
+        return data.pin_memory() if data.device.type == "cpu" else data
+    if isinstance(data, dict):
+        return type(data)({k: _pinned(v) for k, v in data.items()})
+    if isinstance(data, tuple) and hasattr(data, "_fields"):  # namedtuple
+        return type(data)(*(_pinned(v) for v in data))
+    if isinstance(data, (list, tuple)):
+        return type(data)(_pinned(v) for v in data)
+    return data
 
 
 def _death_message(worker_id, process):
@@ -403,7 +429,7 @@ class _MultiProcessIter:
                 self._send_task()
                 if isinstance(data, ExceptionWrapper):
                     data.reraise()
-                return data
+                return _pinned(data) if self._loader.pin_memory else data
         except (KeyboardInterrupt, _WorkerFailure):
             self._shutdown()
             raise
