@@ -189,10 +189,13 @@ from torch._functional import *  # noqa: E402,F403
 from torch._grad_mode import (  # noqa: E402,F401
     enable_grad,
     inference_mode,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
     is_grad_enabled,
     is_inference,
     is_inference_mode_enabled,
     no_grad,
+    set_anomaly_enabled,
     set_grad_enabled,
 )
 from torch._index_ops import *  # noqa: E402,F403
@@ -206,15 +209,20 @@ from torch.backends import (  # noqa: E402,F401  (global switches; torch.backend
     are_deterministic_algorithms_enabled,
     get_deterministic_debug_mode,
     get_float32_matmul_precision,
+    get_num_interop_threads,
     is_deterministic_algorithms_warn_only_enabled,
+    is_warn_always_enabled,
     set_deterministic_debug_mode,
     set_float32_matmul_precision,
+    set_num_interop_threads,
+    set_warn_always,
     use_deterministic_algorithms,
 )
 from torch.compiler import compile  # noqa: E402,F401,A004
 from torch.serialization import load, save  # noqa: E402,F401
 from torch.special import erfc, logit, sinc, xlogy  # noqa: E402,F401  (also torch.special.*)
 from torch.storage import *  # noqa: E402,F403
+from torch._tensor_str import set_printoptions  # noqa: E402,F401
 
 
 class OutOfMemoryError(RuntimeError):

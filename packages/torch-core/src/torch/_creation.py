@@ -40,6 +40,7 @@ __all__ = [
     "set_rng_state",
     "scalar_tensor",
     "empty_strided",
+    "frombuffer",
     "set_default_device",
     "get_default_device",
 ]
@@ -193,6 +194,48 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """Converts ``obj`` to a tensor, sharing memory unless ``copy=True`` or a cast is needed."""
     t = tensor(obj, dtype=dtype) if copy else as_tensor(obj, dtype=dtype)
     return _finish(t, requires_grad, device)
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over the memory of an object with the buffer protocol (bytearray, mmap,
+    array.array, ...): ``count`` elements of ``dtype`` (all that fit when -1) from byte
+    ``offset`` on. The tensor shares the buffer's memory; a read-only buffer (bytes) warns
+    and is copied, since tensors here are always writable."""
+    import warnings
+
+    view = memoryview(buffer).cast("B")
+    nbytes, size = view.nbytes, dtype.itemsize
+    if nbytes == 0 or count == 0:
+        raise ValueError(f"both buffer length ({nbytes}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= nbytes:
+        raise ValueError(
+            f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+            f"({nbytes} bytes) minus 1"
+        )
+    if count < 0:
+        if (nbytes - offset) % size:
+            raise ValueError(
+                f"buffer length ({nbytes - offset} bytes) after offset ({offset} bytes) must be "
+                f"a multiple of element size ({size})"
+            )
+        count = (nbytes - offset) // size
+    elif offset + count * size > nbytes:
+        raise ValueError(
+            f"requested buffer length ({count} * {size} bytes) after offset ({offset} bytes) "
+            f"must not be greater than actual buffer length ({nbytes} bytes)"
+        )
+    view = view[offset : offset + count * size]
+    if view.readonly:
+        warnings.warn(
+            "The given buffer is not writable; frombuffer copied it, so the tensor does not "
+            "share its memory (pass a bytearray to share it)",
+            UserWarning,
+            stacklevel=2,
+        )
+        view = memoryview(bytearray(view))
+    storage = _C.UntypedStorage._from_buffer(view)
+    t = _C._tensor_from_storage(storage, dtype, 0, (count,), (1,))
+    return _finish(t, requires_grad, None)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):

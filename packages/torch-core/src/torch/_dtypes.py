@@ -18,6 +18,7 @@ __all__ = [
     "LongTensor",
     "BoolTensor",
     "is_floating_point_dtype",
+    "typename",
     "layout",
     "strided",
     "sparse_coo",
@@ -181,6 +182,18 @@ _LEGACY = {
 
 def legacy_type_name(dtype):
     return f"torch.{_LEGACY[dtype].__name__}"
+
+
+def typename(obj, /):
+    """The type of ``obj`` as a string: the legacy name of a tensor's type
+    ('torch.FloatTensor'), else the qualified class name ('torch.nn.modules.linear.Linear';
+    builtins unqualified)."""
+    if isinstance(obj, _C.Tensor):
+        return legacy_type_name(obj.dtype)
+    cls = obj if isinstance(obj, type) else type(obj)
+    module = cls.__module__ or ""
+    name = cls.__qualname__
+    return name if module in ("", "builtins") else f"{module}.{name}"
 
 
 def parse_type(t):

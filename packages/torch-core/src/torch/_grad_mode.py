@@ -129,3 +129,33 @@ def is_inference(input):
 def is_inference_mode_enabled():
     """Whether the calling thread is inside an ``inference_mode()`` block."""
     return getattr(_state, "inference", False)
+
+
+# Anomaly mode's state lives in torch-autograd (torch.autograd.graph.anomaly); without that
+# package no backward runs, so anomaly mode reads as off.
+def _anomaly_state():
+    try:
+        from torch.autograd import graph
+    except ImportError:
+        return None
+    return graph.anomaly
+
+
+def is_anomaly_enabled():
+    """Whether anomaly detection is on (``torch.autograd.detect_anomaly``)."""
+    state = _anomaly_state()
+    return bool(state and state["enabled"])
+
+
+def is_anomaly_check_nan_enabled():
+    """Whether anomaly detection also checks each backward result for NaN."""
+    state = _anomaly_state()
+    return bool(state and state["check_nan"])
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """Switches anomaly detection on or off for the rest of the process (what
+    ``torch.autograd.set_detect_anomaly`` does); needs torch-autograd."""
+    from torch.autograd import graph
+
+    graph.anomaly.update(enabled=bool(enabled), check_nan=bool(check_nan))

@@ -10,8 +10,8 @@ import builtins
 
 import torch
 from torch import _C
+from torch._checks import dtype_name, write_out
 from torch._checks import wrap_dim as _wrap
-from torch._checks import write_out
 from torch._indexing import _ADD, _MAX, _MIN, _MUL, _SET, _fill_value, _setitem
 from torch._tensor import tensor_method
 
@@ -21,11 +21,11 @@ Tensor = _C.Tensor
 _METHODS = (
     "index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "masked_fill",
     "masked_select", "masked_scatter", "index_add", "index_copy", "index_fill", "take",
-    "take_along_dim", "nonzero", "argwhere", "bincount", "histc",
+    "take_along_dim", "nonzero", "argwhere", "bincount", "histc", "index_reduce", "put",
 )  # fmt: skip
 _INPLACE = (
     "scatter_", "scatter_add_", "scatter_reduce_", "masked_fill_", "masked_scatter_",
-    "index_add_", "index_copy_", "index_fill_",
+    "index_add_", "index_copy_", "index_fill_", "index_reduce_", "put_",
 )  # fmt: skip
 __all__ = [*_METHODS, "where", "searchsorted", "bucketize"]
 
@@ -499,6 +499,96 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     x = x[(x >= lo) & (x <= hi)]
     which = ((x - lo) * bins / (hi - lo)).to(torch.int64).clamp(max=bins - 1)
     return write_out(bincount(which, minlength=bins).to(input.dtype), out)
+
+
+# --- put, index_reduce ------------------------------------------------------------------
+# Both write through a differentiable out-of-place op (index_put, scatter_reduce) and copy the
+# result into ``input``, so that autograd records them like any in-place op.
+
+
+def put_(input, index, source, accumulate=False):
+    """Writes (or with ``accumulate`` adds) the values of ``source`` at the flat, row-major
+    positions ``index`` of ``input``, as if it were 1-D (negative positions count from the
+    end); returns ``input``."""
+    if not isinstance(index, Tensor) or index.dtype != torch.int64:
+        got = dtype_name(index.dtype) if isinstance(index, Tensor) else builtins.type(index)
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {got}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(
+            "put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{dtype_name(input.dtype)} and source.dtype = {dtype_name(source.dtype)}"
+        )
+    if index.numel() != source.numel():
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
+        )
+    n = input.numel()
+    flat_index = index.reshape(-1)
+    if flat_index.numel():
+        bad = flat_index[(flat_index >= n) | (flat_index < -n)]
+        if bad.numel():
+            raise IndexError(
+                f"out of range: tried to access index {builtins.int(bad[0])} on a tensor of {n} "
+                "elements."
+            )
+    flat_index = torch.where(flat_index < 0, flat_index + n, flat_index)
+    flat = input.reshape(-1).index_put((flat_index,), source.reshape(-1), accumulate)
+    return input.copy_(flat.reshape(input.shape))
+
+
+def put(input, index, source, accumulate=False):
+    """Out-of-place :meth:`Tensor.put_`: a copy of ``input`` with ``source`` put at the flat
+    positions ``index``."""
+    return put_(input.clone(), index, source, accumulate)
+
+
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
+    """Reduces the slices of ``source`` along ``dim`` into the slices ``index`` names of
+    ``input``, with ``reduce`` one of 'prod', 'mean', 'amax', 'amin'; ``include_self=False``
+    leaves the original values of those slices out. Returns ``input``."""
+    if reduce not in _INDEX_REDUCTIONS:
+        raise RuntimeError(
+            "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+            f"{reduce}."
+        )
+    if index.dtype not in (torch.int32, torch.int64):
+        raise RuntimeError(
+            f"index_reduce_(): Expected dtype int32/int64 for index but got: "
+            f"{dtype_name(index.dtype)}"
+        )
+    if source.dtype != input.dtype:
+        raise RuntimeError(
+            f"index_reduce_(): self ({dtype_name(input.dtype)}) and source "
+            f"({dtype_name(source.dtype)}) must have the same scalar type"
+        )
+    d = _wrap(dim, builtins.max(source.dim(), 1), "index_reduce_")
+    if index.dim() > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    count = source.shape[d] if source.dim() else 1
+    if index.numel() != count:
+        raise RuntimeError(
+            f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
+            f"source.size(dim): ({count}), for dim: {dim}"
+        )
+    size = input.shape[d] if input.dim() else 1
+    if index.numel() and builtins.bool(((index < 0) | (index >= size)).any()):
+        raise IndexError("index out of range in self")
+    shape = [1] * source.dim()
+    if shape:
+        shape[d] = -1
+    positions = index.to(torch.int64).reshape(shape).expand(source.shape)
+    result = input.scatter_reduce(d, positions, source, reduce, include_self=include_self)
+    return input.copy_(result)
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    """Out-of-place :meth:`Tensor.index_reduce_`."""
+    result = index_reduce_(input.clone(), dim, index, source, reduce, include_self=include_self)
+    return write_out(result, out)
 
 
 for _name in _METHODS + _INPLACE:

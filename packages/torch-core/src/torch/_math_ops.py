@@ -30,17 +30,24 @@ import math
 
 import torch
 from torch._checks import check_castable, check_tensor, dtype_name, write_out, write_outs
-from torch._functional import result_type
+from torch._functional import _method_as_function, result_type
 from torch._tensor import tensor_method
 
 Tensor = torch.Tensor
 
+# torch.f_(input, ...) for the in-place Tensor methods made here (torch.gcd_(x, y) is x.gcd_(y))
+_INPLACE_FUNCTIONS = (
+    "square_", "xlogy_", "logit_", "i0_", "sinc_", "erfc_", "gcd_", "lcm_", "ldexp_", "deg2rad_",
+    "rad2deg_",
+)  # fmt: skip
 __all__ = [
     "addbmm", "addr", "aminmax", "block_diag", "cdist", "combinations", "copysign", "corrcoef",
     "cov", "cumulative_trapezoid", "deg2rad", "diff", "digamma", "float_power", "fmax", "fmin",
     "frexp", "gcd", "gradient", "heaviside", "histogram", "hypot", "i0", "inner", "isin",
     "lcm", "ldexp", "lgamma", "logaddexp", "logaddexp2", "matrix_exp", "mvlgamma", "polygamma",
     "positive", "rad2deg", "ravel", "renorm", "rsub", "signbit", "trapezoid", "trapz",
+    "isposinf", "isneginf", "isreal", "nextafter", "vander", "is_nonzero", "is_signed",
+    "is_same_size", *_INPLACE_FUNCTIONS,
 ]  # fmt: skip
 
 
@@ -375,6 +382,108 @@ def lcm(input, other, *, out=None):
     zero = g == 0
     r = torch.abs(torch.div(a, torch.where(zero, 1, g), rounding_mode="trunc") * b)
     return write_out(torch.where(zero, 0, r).to(a.dtype), out)
+
+
+def _isinf_signed(input, out, op, value):
+    check_tensor(input, op)
+    if input.dtype.is_complex:
+        raise RuntimeError(f"{op} does not support complex inputs.")
+    if input.dtype.is_floating_point:
+        result = torch.eq(input, value)
+    else:
+        result = torch.zeros(input.shape, dtype=torch.bool, device=input.device)
+    return write_out(result, out)
+
+
+def isposinf(input, *, out=None):
+    """True where ``input`` is positive infinity (never for integers; complex raises)."""
+    return _isinf_signed(input, out, "isposinf", math.inf)
+
+
+def isneginf(input, *, out=None):
+    """True where ``input`` is negative infinity (never for integers; complex raises)."""
+    return _isinf_signed(input, out, "isneginf", -math.inf)
+
+
+def isreal(input):
+    """True where the imaginary part of ``input`` is zero (everywhere for real dtypes)."""
+    check_tensor(input, "isreal")
+    if input.dtype.is_complex:
+        return torch.eq(input.imag, 0)
+    return torch.ones(input.shape, dtype=torch.bool, device=input.device)
+
+
+_SAME_WIDTH_INT = {
+    torch.float64: torch.int64,
+    torch.float32: torch.int32,
+    torch.float16: torch.int16,
+    torch.bfloat16: torch.int16,
+}
+
+
+def _reinterpret(t, dtype):
+    """The bytes of ``t`` read as ``dtype`` (of the same width), in a new contiguous tensor."""
+    t = t.contiguous()
+    return torch._C._tensor_from_storage(
+        t.untyped_storage(), dtype, t.storage_offset(), tuple(t.shape), t.stride()
+    ).clone()
+
+
+def nextafter(input, other, *, out=None):
+    """The next floating-point value after ``input`` towards ``other``, elementwise (in the
+    promoted dtype): the bit pattern read as an integer, one step up or down."""
+    a, b = _real_float_pair(input, other, "nextafter")
+    a, b = torch.broadcast_tensors(a.detach(), b.detach())
+    bits = _reinterpret(a, _SAME_WIDTH_INT[a.dtype])
+    # away from zero when moving the way the sign points: the magnitude grows, so do the bits
+    step = torch.where(torch.gt(b, a) == torch.gt(a, 0), 1, -1).to(bits.dtype)
+    result = _reinterpret(torch.add(bits, step), a.dtype)
+    tiny = _reinterpret(torch.ones((), dtype=bits.dtype), a.dtype)  # the least subnormal
+    result = torch.where(torch.eq(a, 0), torch.copysign(tiny, b), result)
+    result = torch.where(torch.eq(a, b), b, result)
+    result = torch.where(torch.isnan(a) | torch.isnan(b), a + b, result)
+    return write_out(result, out)
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of the 1-D ``x``: column j is ``x ** (N - 1 - j)`` (``x ** j``
+    with ``increasing``); N defaults to ``len(x)``. Integers and bools compute in int64."""
+    check_tensor(x, "vander", "x")
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        x = x.to(torch.int64)
+    ones = torch.ones((x.shape[0], builtins.min(n, 1)), dtype=x.dtype, device=x.device)
+    powers = x.unsqueeze(1).expand(x.shape[0], builtins.max(n - 1, 0))
+    result = torch.cat([ones, powers], 1).cumprod(1)
+    return result if increasing else result.flip(1)
+
+
+def is_nonzero(input):
+    """``bool(input)`` for a one-element tensor: False only for a zero; more or fewer elements
+    raise."""
+    check_tensor(input, "is_nonzero")
+    if input.numel() == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if input.numel() > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return builtins.bool(input.item())
+
+
+def is_signed(input):
+    """True when ``input``'s dtype holds negative values (not for uint8 or bool)."""
+    check_tensor(input, "is_signed")
+    return input.dtype not in (torch.uint8, torch.bool)
+
+
+def is_same_size(input, other):
+    """True when the two tensors have the same shape."""
+    check_tensor(input, "is_same_size")
+    check_tensor(other, "is_same_size", "other", 2)
+    return input.shape == other.shape
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
@@ -1300,6 +1409,42 @@ def _special(name):
     return method
 
 
+def _fill_diagonal_(self, fill_value, wrap=False):
+    """Writes ``fill_value`` on the main diagonal (all indices equal) in place; a tall matrix
+    restarts the diagonal after every ``cols + 1`` rows with ``wrap``. Returns ``self``."""
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.dim() > 2 and builtins.len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    n = builtins.min(self.shape)
+    rows = torch.arange(n, device=self.device)
+    if self.dim() == 2 and wrap and self.shape[0] > self.shape[1] + 1:
+        period = self.shape[1] + 1  # rows between restarts, as in the flat layout
+        starts = torch.arange(0, self.shape[0], period, device=self.device)
+        rows = (starts.unsqueeze(1) + rows.unsqueeze(0)).reshape(-1)
+        rows = rows[rows < self.shape[0]]
+        cols = rows % period
+        return self.index_put_((rows, cols), torch.tensor(fill_value, dtype=self.dtype))
+    index = (rows,) * self.dim()
+    return self.index_put_(index, torch.tensor(fill_value, dtype=self.dtype))
+
+
+def _sum_to_size(self, *size):
+    """The sum of ``self`` down to ``size``, to which ``self`` must be expandable."""
+    size = (
+        tuple(size[0])
+        if builtins.len(size) == 1 and not isinstance(size[0], builtins.int)
+        else size
+    )
+    shape = tuple(self.shape)
+    lead = builtins.len(shape) - builtins.len(size)
+    if lead < 0 or builtins.any(s != 1 and s != n for s, n in zip(size, shape[lead:], strict=True)):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    result = self.sum(tuple(builtins.range(lead))) if lead else self
+    dims = tuple(i for i, s in enumerate(size) if s == 1 and result.shape[i] != 1)
+    return result.sum(dims, keepdim=True) if dims else result
+
+
 _METHODS = {
     "addbmm": addbmm, "addr": addr, "aminmax": aminmax, "copysign": copysign,
     "corrcoef": corrcoef, "cov": cov, "deg2rad": deg2rad, "diff": diff, "digamma": digamma,
@@ -1310,7 +1455,10 @@ _METHODS = {
     "positive": positive, "rad2deg": rad2deg, "ravel": ravel, "renorm": renorm,
     "signbit": signbit, "polygamma": _polygamma_method,
     "erfc": _special("erfc"), "logit": _special("logit"), "sinc": _special("sinc"),
-    "xlogy": _special("xlogy"),
+    "xlogy": _special("xlogy"), "isposinf": isposinf, "isneginf": isneginf, "isreal": isreal,
+    "nextafter": nextafter, "is_nonzero": is_nonzero, "is_signed": is_signed,
+    "is_same_size": is_same_size, "fill_diagonal_": _fill_diagonal_,
+    "sum_to_size": _sum_to_size,
 }  # fmt: skip
 _INPLACE_METHODS = (
     "addbmm", "addr", "copysign", "deg2rad", "digamma", "gcd", "heaviside", "hypot", "i0",
@@ -1321,6 +1469,34 @@ for _name, _fn in _METHODS.items():
     tensor_method(_fn, _name)
 for _name in _INPLACE_METHODS:
     tensor_method(_inplace(_METHODS[_name], _name + "_"))
+tensor_method(_inplace(nextafter, "nextafter_"))
+
+
+def _subtract_(self, other, *, alpha=1):
+    """:meth:`sub_` under PyTorch's other name."""
+    return self.sub_(other, alpha=alpha)
+
+
+def _divide_(self, other, *, rounding_mode=None):
+    """:meth:`div_` under PyTorch's other name."""
+    return self.div_(other, rounding_mode=rounding_mode)
+
+
+def _true_divide_(self, other):
+    """:meth:`div_` without a rounding mode."""
+    return self.div_(other)
+
+
+def _square_(self):
+    """Squares each element in place; returns ``self``."""
+    return self.pow_(2)
+
+
+for _name, _fn in (("subtract_", _subtract_), ("divide_", _divide_),
+                   ("true_divide_", _true_divide_), ("square_", _square_)):  # fmt: skip
+    tensor_method(_fn, _name)
+for _name in _INPLACE_FUNCTIONS:
+    globals()[_name] = _method_as_function(_name)
 tensor_method(_float_power_, "float_power_")
 tensor_method(_inplace(_polygamma_method, "polygamma_"))
 del _name, _fn

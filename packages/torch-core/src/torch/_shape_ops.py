@@ -24,7 +24,8 @@ __all__ = [
     "tensor_split", "hsplit", "vsplit", "dsplit", "unbind", "unflatten", "repeat_interleave",
     "tile", "flip", "fliplr", "flipud", "roll", "rot90", "tril", "triu", "tril_indices",
     "triu_indices", "diag", "diag_embed", "outer", "ger", "kron", "movedim", "moveaxis",
-    "meshgrid", "broadcast_to", "broadcast_tensors", "cartesian_prod",
+    "meshgrid", "broadcast_to", "broadcast_tensors", "cartesian_prod", "diagflat",
+    "slice_scatter", "select_scatter", "diagonal_scatter", "unravel_index",
 ]  # fmt: skip
 
 
@@ -597,6 +598,76 @@ def cartesian_prod(*tensors):
     return stack([g.reshape(-1) for g in grids], 1)
 
 
+def diagflat(input, offset=0):
+    """The flattened ``input`` on the ``offset``-th diagonal of a square matrix, zeros
+    elsewhere."""
+    return diag(input.reshape(-1), offset)
+
+
+# ---------------------------------------------------------------- the *_scatter ops
+# Each writes ``src`` into a copy of ``input`` where a view (a slice, a select, a diagonal) of
+# ``input`` would be: the view is taken of a tensor of flat positions, whose values say where
+# ``src`` goes, and one differentiable index_put writes it (gradients reach both tensors).
+def _scatter_into_view(input, src, positions):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"expected src to be a Tensor, not {builtins.type(src).__name__}")
+    if tuple(src.shape) != tuple(positions.shape):
+        raise RuntimeError(
+            "expected src to have a size equal to the slice of self. src size = "
+            f"{list(src.shape)}, slice size = {list(positions.shape)}"
+        )
+    flat = input.reshape(-1)
+    flat = flat.index_put((positions.reshape(-1),), src.reshape(-1).to(input.dtype))
+    return flat.reshape(input.shape)
+
+
+def _positions(input):
+    from torch._creation import arange
+
+    return arange(input.numel(), device=input.device).reshape(input.shape)
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """A copy of ``input`` with ``src`` written where ``input[..., start:end:step, ...]`` (the
+    slice along ``dim``) is."""
+    d = _wrap(dim, input.dim(), "slice_scatter")
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    index = (slice(None),) * d + (slice(start, end, step),)
+    return _scatter_into_view(input, src, _positions(input)[index])
+
+
+def select_scatter(input, src, dim, index):
+    """A copy of ``input`` with ``src`` written where ``input.select(dim, index)`` is."""
+    return _scatter_into_view(input, src, _positions(input).select(dim, index))
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """A copy of ``input`` with ``src`` written where ``input.diagonal(offset, dim1, dim2)``
+    is."""
+    return _scatter_into_view(input, src, _positions(input).diagonal(offset, dim1, dim2))
+
+
+def unravel_index(indices, shape):
+    """The coordinates, one int64 tensor per dim of ``shape``, of the flat ``indices`` into a
+    row-major tensor of that shape (indices are taken modulo the shape, as in PyTorch)."""
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"expected 'indices' to be a Tensor, but got {builtins.type(indices)}")
+    if indices.dtype.is_floating_point or indices.dtype.is_complex or indices.dtype == _C.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = (shape,) if isinstance(shape, builtins.int) else tuple(shape)
+    if not builtins.all(isinstance(n, builtins.int) for n in shape):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {shape}")
+    if builtins.any(n < 0 for n in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    indices = indices.to(_C.int64)
+    coords, stride = [], 1
+    for n in reversed(shape):
+        coords.append(_C.remainder(_C.floor_divide(indices, stride), builtins.max(n, 1)))
+        stride *= n
+    return tuple(reversed(coords))
+
+
 # ---------------------------------------------------------------- Tensor methods
 def _flip_method(self, *dims, **kwargs):
     """Reverses the order of the elements along the given dims (``x.flip(0, 1)`` or
@@ -617,6 +688,7 @@ tensor_method(_tri_(True), "triu_")
 for _name in (
     "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "unbind", "unflatten",
     "repeat_interleave", "tile", "fliplr", "flipud", "roll", "rot90", "tril", "triu", "diag",
-    "diag_embed", "outer", "ger", "kron", "movedim", "moveaxis", "broadcast_to",
+    "diag_embed", "outer", "ger", "kron", "movedim", "moveaxis", "broadcast_to", "diagflat",
+    "slice_scatter", "select_scatter", "diagonal_scatter",
 ):  # fmt: skip
     tensor_method(globals()[_name], _name)

@@ -102,6 +102,33 @@ tensor_method(
     "mT",
 )
 
+
+def _H(self):
+    if self.dim() > 2 or self.dim() == 1:
+        hint = ". For batches of matrices, consider using tensor.mH" if self.dim() > 2 else "."
+        raise RuntimeError(
+            f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor"
+            + hint
+        )
+    return self.t().conj() if self.dim() == 2 else self.conj()
+
+
+def _mH(self):
+    if self.dim() < 2:
+        raise RuntimeError(
+            f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D "
+            "tensor."
+        )
+    return self.transpose(-2, -1).conj()
+
+
+tensor_method(property(_H, doc="The conjugate transpose of a matrix (a view for real ones)."), "H")
+tensor_method(
+    property(_mH, doc="The conjugate transpose of the last two dims, for (batches of) matrices."),
+    "mH",
+)
+
+
 # Every tensor is dense; is_cpu, is_cuda and is_meta come from the core.
 tensor_method(
     property(lambda self: _dtypes.strided, doc="torch.strided: dense, with strides."), "layout"
@@ -548,6 +575,25 @@ for _name, _dt in (
     _caster(_name, _dt)
 
 
+def _complex_caster(name, real):
+    def cast(self, memory_format=None):
+        if real is None:
+            raise RuntimeError(
+                f"{name}(): torch.complex32 (ComplexHalf) is not supported here; use "
+                "self.cfloat() (complex64) instead"
+            )
+        return self._to_dtype(real, False)
+
+    cast.__name__ = name
+    cast.__doc__ = f"``self.to({real})``" if real is not None else "complex32: not supported"
+    tensor_method(cast)
+
+
+_complex_caster("cfloat", _C.complex64)
+_complex_caster("cdouble", _C.complex128)
+_complex_caster("chalf", getattr(_C, "complex32", None))
+
+
 @tensor_method
 def type(self, dtype=None, non_blocking=False, **kwargs):
     """Without arguments, the legacy type name ('torch.FloatTensor'); with a dtype, a legacy
@@ -658,6 +704,18 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 
     device = self.device if device is None else device  # not the default device
     return full(size, fill_value, dtype=dtype or self.dtype, device=device)
+
+
+@tensor_method
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor with the given sizes and strides, with ``self``'s dtype and
+    device unless given."""
+    from torch._creation import empty_strided
+
+    device = self.device if device is None else device
+    return empty_strided(
+        size, stride, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad
+    )
 
 
 @tensor_method
@@ -789,6 +847,40 @@ def as_strided_(self, size, stride, storage_offset=None):
 def resize_as_(self, other):
     """Resizes ``self`` in place to ``other``'s shape (see :meth:`resize_`); returns ``self``."""
     return self.resize_(other.shape)
+
+
+@tensor_method
+def resize_as(self, the_template, memory_format=None):
+    """Deprecated out-of-place form of :meth:`resize_as_`: ``self`` reshaped to the template's
+    shape, which must hold as many elements (warns, as PyTorch does)."""
+    import warnings
+
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    shape = tuple(the_template.shape)
+    if math.prod(shape) != self.numel():
+        raise RuntimeError(
+            f"requested resize to {'x'.join(map(str, shape))} ({math.prod(shape)} elements in "
+            f"total), but the given tensor has a size of {'x'.join(map(str, self.shape))} "
+            f"({self.numel()} elements). autograd's resize can only change the shape of a given "
+            "tensor, while preserving the number of elements. "
+        )
+    return self.reshape(shape)
+
+
+@tensor_method
+def is_set_to(self, tensor):
+    """True when both tensors view the same storage with the same offset, sizes and strides."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(
+            f"is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
+            f"{builtins.type(tensor).__name__}"
+        )
+    return (
+        self.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr()
+        and self.storage_offset() == tensor.storage_offset()
+        and self.shape == tensor.shape
+        and self.stride() == tensor.stride()
+    )
 
 
 @tensor_method

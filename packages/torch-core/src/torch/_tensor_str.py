@@ -1,11 +1,54 @@
 """Printing tensors the way PyTorch does: ``tensor([1., 2.])``, a dtype suffix when it is
-not the default for its kind, and large tensors summarised with ``...``."""
+not the default for its kind, and large tensors summarised with ``...``; the module-level
+options are what :func:`torch.set_printoptions` sets."""
 
 import math
 
 from torch import _C
 
 PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
+SCI_MODE = None  # None: scientific notation where the values' range calls for it
+
+_PROFILES = {
+    "default": (4, 1000, 3, 80),
+    "short": (2, 1000, 2, 80),
+    "full": (4, math.inf, 3, 80),
+}
+
+
+def set_printoptions(
+    precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None
+):
+    """Sets how tensors print, for the rest of the process: ``precision`` (digits after the
+    point, default 4), ``threshold`` (more elements than this are summarised with ``...``,
+    default 1000), ``edgeitems`` (items kept at each end of a summarised dim, default 3),
+    ``linewidth`` (characters per line, default 80). ``profile`` ("default", "short" or
+    "full": no summarising) first resets all four; the other arguments then override it.
+    ``sci_mode`` True or False forces or forbids scientific notation; None (which every call
+    without it sets again) lets the values decide."""
+    global PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE
+    if profile in _PROFILES:
+        PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = _PROFILES[profile]
+    if precision is not None:
+        PRECISION = precision
+    if threshold is not None:
+        THRESHOLD = threshold
+    if edgeitems is not None:
+        EDGEITEMS = edgeitems
+    if linewidth is not None:
+        LINEWIDTH = linewidth
+    SCI_MODE = sci_mode
+
+
+def get_printoptions():
+    """The current print options as a dict (set_printoptions' argument names)."""
+    return {
+        "precision": PRECISION,
+        "threshold": THRESHOLD,
+        "edgeitems": EDGEITEMS,
+        "linewidth": LINEWIDTH,
+        "sci_mode": SCI_MODE,
+    }
 
 
 def _summarized_values(t, summarize):
@@ -40,6 +83,8 @@ class _Formatter:
             if vals:
                 lo, hi = min(abs(v) for v in vals), max(abs(v) for v in vals)
                 self.sci = hi / lo > 1000.0 or hi > 1e8 or (not self.int_mode and lo < 1e-4)
+        if floating and SCI_MODE is not None:
+            self.sci = bool(SCI_MODE)
         self.width = max((len(self.raw(v)) for v in vals), default=1)
 
     def raw(self, v):

@@ -7,7 +7,7 @@ from torch import _C
 
 UntypedStorage = _C.UntypedStorage
 
-__all__ = ["UntypedStorage", "TypedStorage"]
+__all__ = ["UntypedStorage", "TypedStorage", "is_storage"]
 
 
 class TypedStorage:
@@ -92,3 +92,8 @@ for _cls in LEGACY_CLASSES.values():
     globals()[_cls.__name__] = _cls
     __all__.append(_cls.__name__)
 del io
+
+
+def is_storage(obj, /):
+    """True if ``obj`` is a storage (untyped, typed or a legacy class such as FloatStorage)."""
+    return isinstance(obj, (UntypedStorage, TypedStorage))

@@ -28,6 +28,10 @@ __all__ = [
     "set_deterministic_debug_mode",
     "set_float32_matmul_precision",
     "use_deterministic_algorithms",
+    "set_warn_always",
+    "is_warn_always_enabled",
+    "get_num_interop_threads",
+    "set_num_interop_threads",
 ]
 
 _PRECISIONS = ("highest", "high", "medium")
@@ -114,6 +118,43 @@ def get_deterministic_debug_mode():
     if not _deterministic:
         return 0
     return 1 if _deterministic_warn_only else 2
+
+
+_warn_always = False
+_interop_threads = None  # None until set: the intra-op thread count
+
+
+def set_warn_always(b):
+    """Make the warnings that PyTorch issues once per process issue every time (a recorded
+    flag: the warnings here already come from Python's own warnings filters)."""
+    global _warn_always
+    _check_bool(b, "set_warn_always")
+    _warn_always = b
+
+
+def is_warn_always_enabled():
+    """Whether :func:`set_warn_always` is on."""
+    return _warn_always
+
+
+def get_num_interop_threads():
+    """The number of threads for inter-op parallelism. The ops here run one at a time, each on
+    the one intra-op pool, so this is the value set, or the intra-op thread count."""
+    return _C.get_num_threads() if _interop_threads is None else _interop_threads
+
+
+def set_num_interop_threads(num_threads):
+    """Records the inter-op thread count (see :func:`get_num_interop_threads`); as in PyTorch,
+    it may be set once, to a positive int."""
+    global _interop_threads
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if _interop_threads is not None:
+        raise RuntimeError(
+            "Error: cannot set number of interop threads after parallel work has started or "
+            "set_num_interop_threads called"
+        )
+    _interop_threads = num_threads
 
 
 _SUBMODULES = frozenset({"cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp"})

@@ -3,6 +3,7 @@ installed onto the torch module and Tensor class when torch.linalg is imported."
 
 import torch
 from torch import linalg
+from torch._functional import result_type
 from torch._tensor import tensor_method
 from torch.linalg._einsum import einsum, tensordot
 
@@ -88,12 +89,73 @@ def chain_matmul(*matrices, out=None):
     return linalg.multi_dot(matrices, out=out)
 
 
+_lu_unpack = result_type("lu_unpack", ["P", "L", "U"])
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):  # noqa: N803
+    """``(P, L, U)`` with A = P L U from :func:`torch.linalg.lu_factor`'s ``(LU, pivots)``: L
+    unit lower triangular (m x k), U upper triangular (k x n), k = min(m, n), P the m x m
+    permutation that the 1-based row swaps in ``pivots`` make. A part not asked for
+    (``unpack_data``, ``unpack_pivots``) comes back empty."""
+    if not isinstance(LU_pivots, torch.Tensor) or LU_pivots.dtype != torch.int32:
+        raise RuntimeError(
+            "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+            "dtype.\nNote: this function is intended to be used with the output produced by "
+            "torch.linalg.lu_factor"
+        )
+    if LU_data.dim() < 2:
+        raise RuntimeError(
+            f"torch.lu_unpack: expected LU_data to have at least 2 dimensions, got {LU_data.dim()}"
+        )
+    m, n = LU_data.shape[-2], LU_data.shape[-1]
+    k = min(m, n)
+    if tuple(LU_pivots.shape) != (*LU_data.shape[:-2], k):
+        raise RuntimeError(
+            f"torch.lu_unpack: LU_pivots of shape {list(LU_pivots.shape)} do not match "
+            f"LU_data of shape {list(LU_data.shape)}: expected {[*LU_data.shape[:-2], k]}"
+        )
+    empty = LU_data.new_empty(0)
+    L = U = P = empty
+    if unpack_data:
+        eye = torch.eye(m, k, dtype=LU_data.dtype, device=LU_data.device)
+        L = LU_data[..., :, :k].tril(-1) + eye
+        U = LU_data[..., :k, :].triu()
+    if unpack_pivots:
+        batch = tuple(LU_data.shape[:-2])
+        rows = []
+        for piv in LU_pivots.reshape(-1, k).tolist():
+            perm = list(range(m))
+            for i, p in enumerate(piv):  # row i was swapped with row p - 1, in order
+                perm[i], perm[p - 1] = perm[p - 1], perm[i]
+            rows.append(perm)
+        perm = torch.tensor(rows, dtype=torch.int64, device=LU_data.device)
+        perm = perm.reshape(*batch, 1, m)
+        P = torch.zeros(*batch, m, m, dtype=LU_data.dtype, device=LU_data.device)
+        P = P.scatter(-2, perm, 1)  # P[..., perm[j], j] = 1: A = P (L U)
+    result = _lu_unpack(P, L, U)
+    if out is not None:
+        for o, r in zip(out, result, strict=True):
+            o.resize_(r.shape).copy_(r)
+        return _lu_unpack(*out)
+    return result
+
+
+def matrix_rank(input, tol=None, symmetric=False, *, out=None):  # noqa: A002
+    """Removed from PyTorch (since 1.9): raises, naming :func:`torch.linalg.matrix_rank`."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed.\nPlease use the "
+        "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
+        "`torch.linalg.matrix_rank()` to 'hermitian'."
+    )
+
+
 _TORCH = {
     "einsum": einsum, "tensordot": tensordot, "trace": trace, "det": linalg.det,
     "logdet": linalg.logdet, "slogdet": slogdet, "inverse": linalg.inv, "cholesky": cholesky,
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "qr": qr,
     "svd": svd, "pinverse": pinverse, "matrix_power": linalg.matrix_power, "cross": cross,
     "chain_matmul": chain_matmul, "triangular_solve": triangular_solve,
+    "lu_unpack": lu_unpack, "matrix_rank": matrix_rank,
 }  # fmt: skip
 _METHODS = {
     "det": linalg.det, "logdet": linalg.logdet, "slogdet": slogdet, "inverse": linalg.inv,
