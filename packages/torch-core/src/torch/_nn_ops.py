@@ -7,7 +7,10 @@ theme a module:
 - torch._nn_embedding: embedding, embedding_bag;
 - torch._nn_dropout: the dropouts;
 - torch._nn_resample: interpolate, pad;
-- torch._nn_args: the argument parsing they share.
+- torch._nn_args: the argument parsing they share;
+- torch._nn_torch_forms: the torch.<name> forms with ATen's argument order (torch.batch_norm,
+  torch.embedding, the losses with an int reduction, the recurrent cells) and those that are
+  torch.nn.functional's functions (torch.cosine_similarity, torch.pdist, ...).
 
 The functions have ``torch.nn.functional``'s signatures and semantics; torch-nn re-exports
 them as ``torch.nn.functional.<name>``, looking each up here (so every kernel, and the helpers
@@ -79,7 +82,8 @@ from torch._nn_resample import (  # noqa: F401
 
 # torch.<name>: these have torch.nn.functional's signatures.  batch_norm, instance_norm and
 # embedding are left out: PyTorch's torch.batch_norm/instance_norm/embedding take their
-# arguments in another order, so they are reached only through torch.nn.functional.
+# arguments in another order; torch._nn_torch_forms installs those forms (and the other
+# torch.<nn op> functions) at the end of this module.
 __all__ = [
     "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
@@ -113,3 +117,9 @@ threshold, threshold_ = _from_functional("threshold"), _from_functional("thresho
 selu, selu_ = _from_functional("selu"), _from_functional("selu_")
 celu, celu_ = _from_functional("celu"), _from_functional("celu_")
 rrelu, rrelu_ = _from_functional("rrelu"), _from_functional("rrelu_")
+
+
+# torch.cosine_similarity, torch.batch_norm (ATen's argument order), torch.lstm_cell, ...
+from torch import _nn_torch_forms  # noqa: E402
+
+_nn_torch_forms.install()

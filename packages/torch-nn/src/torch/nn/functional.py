@@ -88,6 +88,7 @@ from torch.nn._functional.loss import (  # noqa: F401
 from torch.nn._functional.normalization import (  # noqa: F401
     local_response_norm,
     normalize,
+    rms_norm,
 )
 from torch.nn._functional.pooling import (  # noqa: F401
     adaptive_max_pool1d_with_indices,
@@ -104,6 +105,7 @@ from torch.nn._functional.sparse import (  # noqa: F401
     one_hot,
 )
 from torch.nn._functional.vision import (  # noqa: F401
+    channel_shuffle,
     pixel_shuffle,
     pixel_unshuffle,
     upsample,

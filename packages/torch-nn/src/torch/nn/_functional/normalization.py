@@ -1,4 +1,4 @@
-"""normalize and local_response_norm (batch, layer, group and instance norm are core
+"""normalize, local_response_norm and rms_norm (batch, layer, group and instance norm are core
 kernels, found in torch.nn.functional)."""
 
 import torch
@@ -55,3 +55,33 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     for i in range(1, size):
         total = total + padded.narrow(1, i, c)
     return input / (total * (alpha / size) + k).pow(beta)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``input / sqrt(mean(input^2) + eps) * weight``, the mean over the trailing dims that
+    ``normalized_shape`` names; ``eps`` defaults to ``torch.finfo(input.dtype).eps``."""
+    op = "rms_norm"
+    _check_tensor(input, op)
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+            "one element, but got normalized_shape = []"
+        )
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(
+            "Expected weight to be of same shape as normalized_shape, but got weight of shape "
+            f"{list(weight.shape)} and normalized_shape = {list(shape)}"
+        )
+    if input.dim() < k or tuple(input.shape[-k:]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*{', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
+        )
+    _float_only(input, op)
+    if eps is None:
+        eps = torch.finfo(input.dtype).eps
+    dims = tuple(range(-k, 0))
+    y = input * torch.rsqrt((input * input).mean(dims, keepdim=True) + eps)
+    return y * weight if weight is not None else y

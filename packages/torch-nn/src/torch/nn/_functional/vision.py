@@ -1,4 +1,4 @@
-"""Pixel shuffling and the deprecated upsample functions (interpolate and pad are core
+"""Pixel and channel shuffling and the deprecated upsample functions (interpolate and pad are core
 kernels)."""
 
 import warnings
@@ -73,6 +73,31 @@ def pixel_unshuffle(input, downscale_factor):
     x = input.reshape(*lead, c, h // r, r, w // r, r)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
     return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+def channel_shuffle(input, groups):
+    """(N, C, *) -> (N, C, *) with the channels regrouped: channel ``g * (C / groups) + k``
+    moves to ``k * groups + g``."""
+    op = "channel_shuffle"
+    _check_tensor(input, op)
+    if input.dim() <= 2:
+        raise RuntimeError(
+            f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+            f"{list(input.shape)}"
+        )
+    if isinstance(groups, bool) or not hasattr(groups, "__index__"):
+        raise TypeError(f"{op}(): argument 'groups' must be int, not {type(groups).__name__}")
+    g = groups.__index__()
+    if g <= 0:
+        raise RuntimeError(
+            f"Number of groups to divide channels in must be positive. Value of groups:{g}"
+        )
+    n, c, *rest = input.shape
+    if c % g:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {c} channels and {g} groups."
+        )
+    return input.reshape(n, g, c // g, *rest).transpose(1, 2).reshape(input.shape)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

@@ -142,10 +142,7 @@ class RMSNorm(Module):
             init.ones_(self.weight)
 
     def forward(self, x):
-        dims = tuple(range(-len(self.normalized_shape), 0))
-        eps = self.eps if self.eps is not None else torch.finfo(x.dtype).eps
-        y = x * torch.rsqrt((x * x).mean(dims, keepdim=True) + eps)
-        return y * self.weight if self.weight is not None else y
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self):
         return (
