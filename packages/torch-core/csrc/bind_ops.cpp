@@ -35,7 +35,10 @@ static const NamedOp kUnaryOps[] = {
     {"isfinite", Op::isfinite}, {"logical_not", Op::logical_not},
     {"arcsin", Op::asin},       {"arccos", Op::acos},
     {"arctan", Op::atan},       {"absolute", Op::abs},
-    {"relu", Op::relu},
+    {"relu", Op::relu},         {"asinh", Op::asinh},
+    {"acosh", Op::acosh},       {"atanh", Op::atanh},
+    {"arcsinh", Op::asinh},     {"arccosh", Op::acosh},
+    {"arctanh", Op::atanh},
 };
 
 static const NamedOp kBinaryOps[] = {

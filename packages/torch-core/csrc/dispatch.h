@@ -21,7 +21,8 @@ namespace tc {
   X(rsqrt, unary_float) X(sin, unary_float) X(cos, unary_float) X(tan, unary_float)        \
   X(asin, unary_float) X(acos, unary_float) X(atan, unary_float) X(sinh, unary_float)      \
   X(cosh, unary_float) X(tanh, unary_float) X(sigmoid, unary_float) X(erf, unary_float)    \
-  X(erfinv, unary_float) X(reciprocal, unary_float)                                        \
+  X(erfinv, unary_float) X(reciprocal, unary_float) X(asinh, unary_float)                  \
+  X(acosh, unary_float) X(atanh, unary_float)                                              \
   /* fused activations and their gradients (grad, x) */                                    \
   X(gelu, unary_float) X(gelu_tanh, unary_float) X(silu, unary_float)                      \
   X(gelu_grad, binary_float) X(gelu_tanh_grad, binary_float) X(silu_grad, binary_float)    \

@@ -134,24 +134,49 @@ struct libmvec2_kernel {
   static void run(ElementwiseIter& it) {
     static const VecMath v = find_vec_math2<T>(name);
     if (!v.fn) return binary_kernel<T, F>::run(it);
-    it.for_each([&](char** d, const int64_t* s, int64_t n) {
-      if (s[0] == sizeof(T) && s[1] == sizeof(T) && s[2] == sizeof(T))
-        return vec_apply2(v, reinterpret_cast<const T*>(d[1]), reinterpret_cast<const T*>(d[2]),
-                          reinterpret_cast<T*>(d[0]), n);
-      T a[256], b[256];
-      for (int64_t k = 0; k < n; k += 256) {
-        const int64_t m = std::min<int64_t>(256, n - k);
-        for (int64_t i = 0; i < m; i++) {
-          a[i] = *reinterpret_cast<const T*>(d[1] + (k + i) * s[1]);
-          b[i] = *reinterpret_cast<const T*>(d[2] + (k + i) * s[2]);
-        }
-        vec_apply2(v, a, b, a, m);
-        for (int64_t i = 0; i < m; i++) *reinterpret_cast<T*>(d[0] + (k + i) * s[0]) = a[i];
+    it.for_each([&](char** d, const int64_t* s, int64_t n) { block(v, d, s, n); });
+  }
+  static void block(const VecMath& v, char** d, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(T) && s[1] == sizeof(T) && s[2] == sizeof(T))
+      return vec_apply2(v, reinterpret_cast<const T*>(d[1]), reinterpret_cast<const T*>(d[2]),
+                        reinterpret_cast<T*>(d[0]), n);
+    T a[256], b[256];
+    for (int64_t k = 0; k < n; k += 256) {
+      const int64_t m = std::min<int64_t>(256, n - k);
+      for (int64_t i = 0; i < m; i++) {
+        a[i] = *reinterpret_cast<const T*>(d[1] + (k + i) * s[1]);
+        b[i] = *reinterpret_cast<const T*>(d[2] + (k + i) * s[2]);
       }
-    });
+      vec_apply2(v, a, b, a, m);
+      for (int64_t i = 0; i < m; i++) *reinterpret_cast<T*>(d[0] + (k + i) * s[0]) = a[i];
+    }
   }
 };
 constexpr char kAtan2[] = "atan2", kPow[] = "pow";
+
+// x ** c for float and double. A block whose exponent is one number (a Python number or a
+// broadcast tensor) of 1 or 3 is a copy or x * x * x, in one pass and with the numbers PyTorch
+// gives (2, 0.5, -0.5, -1 and -2 never get here: ops.cpp turns them into products, sqrt,
+// rsqrt and reciprocals); the other exponents go through glibc's vector pow.
+template <class T>
+struct pow_float_kernel {
+  struct Same {
+    TC_INLINE T operator()(T x) const { return x; }
+  };
+  struct Cube {
+    TC_INLINE T operator()(T x) const { return x * x * x; }
+  };
+  static void run(ElementwiseIter& it) {
+    static const VecMath v = find_vec_math2<T>(kPow);
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      const T c = s[2] == 0 ? *reinterpret_cast<const T*>(d[2]) : T(0);
+      if (s[2] == 0 && c == T(1)) return unary_loop<T>(d, s, n, Same());
+      if (s[2] == 0 && c == T(3)) return unary_loop<T>(d, s, n, Cube());
+      if (v.fn) return libmvec2_kernel<T, PowF, kPow>::block(v, d, s, n);
+      binary_loop<T>(d, s, n, PowF<T>(nullptr));
+    });
+  }
+};
 
 TC_FN2(FmodF, fmod_impl(x, y))
 TC_FN2(RemainderF, remainder_impl(x, y))
@@ -317,8 +342,8 @@ void register_binary_kernels() {
   reg<binary_kernel, DivFloorF, TC_NUMERIC>(Op::div_floor);
   reg<binary_kernel, DivTruncF, TC_NUMERIC>(Op::div_trunc);
   reg<binary_kernel, PowF, bool, TC_INTS, Half, BFloat16>(Op::pow);
-  reg_each<float, double>(
-      Op::pow, [](auto t) { return (void*)&libmvec2_kernel<decltype(t), PowF, kPow>::run; });
+  reg_each<float, double>(Op::pow,
+                          [](auto t) { return (void*)&pow_float_kernel<decltype(t)>::run; });
   reg<binary_kernel, Atan2F, Half, BFloat16>(Op::atan2);
   reg_each<float, double>(
       Op::atan2, [](auto t) { return (void*)&libmvec2_kernel<decltype(t), Atan2F, kAtan2>::run; });

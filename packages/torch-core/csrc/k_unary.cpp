@@ -95,6 +95,9 @@ TC_FN1_VEC(AsinF, "asin", std::asin(x))
 TC_FN1_VEC(AcosF, "acos", std::acos(x))
 TC_FN1_VEC(AtanF, "atan", std::atan(x))
 TC_FN1_VEC(SinhF, "sinh", std::sinh(x))
+TC_FN1_VEC(AsinhF, "asinh", std::asinh(x))
+TC_FN1_VEC(AcoshF, "acosh", std::acosh(x))
+TC_FN1_VEC(AtanhF, "atanh", std::atanh(x))
 TC_FN1_VEC(CoshF, "cosh", std::cosh(x))
 TC_FN1_VEC(TanhF, "tanh", fast_tanh(x))
 TC_FN1(SigmoidF, A(1) / (A(1) + fast_exp(-x)))
@@ -196,8 +199,8 @@ template <class A>
 A sign_impl(A x) {
   if constexpr (std::is_same_v<A, bool>)
     return x;
-  else if constexpr (std::is_floating_point_v<A>)
-    return x != x ? A(0) : A((A(0) < x) - (x < A(0)));
+  else if constexpr (std::is_floating_point_v<A>)  // (NaN and -0.0: 0; two selects vectorise)
+    return x < A(0) ? A(-1) : (x > A(0) ? A(1) : A(0));
   else
     return A((A(0) < x) - (x < A(0)));
 }
@@ -244,6 +247,9 @@ TC_FN1(CAsinF, std::asin(x))
 TC_FN1(CAcosF, std::acos(x))
 TC_FN1(CAtanF, std::atan(x))
 TC_FN1(CSinhF, std::sinh(x))
+TC_FN1(CAsinhF, std::asinh(x))
+TC_FN1(CAcoshF, std::acosh(x))
+TC_FN1(CAtanhF, std::atanh(x))
 TC_FN1(CCoshF, std::cosh(x))
 TC_FN1(CTanhF, std::tanh(x))
 TC_FN1(CSigmoidF, A(1) / (A(1) + std::exp(-x)))
@@ -269,6 +275,9 @@ static void register_complex_unary_kernels() {
   reg<unary_kernel, CAcosF, TC_COMPLEX>(Op::acos);
   reg<unary_kernel, CAtanF, TC_COMPLEX>(Op::atan);
   reg<unary_kernel, CSinhF, TC_COMPLEX>(Op::sinh);
+  reg<unary_kernel, CAsinhF, TC_COMPLEX>(Op::asinh);
+  reg<unary_kernel, CAcoshF, TC_COMPLEX>(Op::acosh);
+  reg<unary_kernel, CAtanhF, TC_COMPLEX>(Op::atanh);
   reg<unary_kernel, CCoshF, TC_COMPLEX>(Op::cosh);
   reg<unary_kernel, CTanhF, TC_COMPLEX>(Op::tanh);
   reg<unary_kernel, CSigmoidF, TC_COMPLEX>(Op::sigmoid);
@@ -311,6 +320,12 @@ void register_unary_kernels() {
   reg<libmvec_kernel, AtanF, float, double>(Op::atan);
   reg<unary_kernel, SinhF, Half, BFloat16>(Op::sinh);
   reg<libmvec_kernel, SinhF, float, double>(Op::sinh);
+  reg<unary_kernel, AsinhF, Half, BFloat16>(Op::asinh);
+  reg<libmvec_kernel, AsinhF, float, double>(Op::asinh);
+  reg<unary_kernel, AcoshF, Half, BFloat16>(Op::acosh);
+  reg<libmvec_kernel, AcoshF, float, double>(Op::acosh);
+  reg<unary_kernel, AtanhF, Half, BFloat16>(Op::atanh);
+  reg<libmvec_kernel, AtanhF, float, double>(Op::atanh);
   reg<unary_kernel, CoshF, Half, BFloat16>(Op::cosh);
   reg<libmvec_kernel, CoshF, float, double>(Op::cosh);
   reg<unary_kernel, TanhF, Half, BFloat16>(Op::tanh);

@@ -206,6 +206,27 @@ inline void flag_kernel_error(KernelError e) {
 // exp for float64, branch-free as fast_expf: 2^k e^r, |r| <= ln2/2, ln2 in two parts (the
 // high part has 32 significant bits, so k ln2_hi is exact), e^r by its Taylor series to r^13
 // (truncation < 4e-18 relative). Within 1 ulp of the exact value (measured in the tests).
+// v as a double, for v < 2^52: v in the mantissa of 2^52, then 2^52 taken away (exact). Plain
+// conversions between int64 and double need AVX-512, so on AVX2 they keep a loop scalar.
+[[gnu::always_inline]] inline double small_uint_to_double(uint64_t v) {
+  const uint64_t b = v | 0x4330000000000000ull;  // the bits of 2^52 + v
+  double d;
+  std::memcpy(&d, &b, 8);
+  return d - 4503599627370496.0;
+}
+
+// 2^k for an integer-valued double k in [-1022, 1023]: k + 1023 added to 2^52 puts it in the low
+// mantissa bits, and shifting those into the exponent field drops the rest.
+[[gnu::always_inline]] inline double pow2_of_integer(double k) {
+  const double biased = k + (1023.0 + 4503599627370496.0);
+  uint64_t b;
+  std::memcpy(&b, &biased, 8);
+  b <<= 52;
+  double d;
+  std::memcpy(&d, &b, 8);
+  return d;
+}
+
 [[gnu::always_inline]] inline double fast_expd(double x) {
   const double log2e = 1.4426950408889634, ln2_hi = 0.6931471803691238,
                ln2_lo = 1.9082149292705877e-10;
@@ -226,13 +247,10 @@ inline void flag_kernel_error(KernelError e) {
   p = p * r + 0.5;
   p = p * r + 1.0;
   p = p * r + 1.0;
-  // 2^k in two factors so that results in the subnormal range stay exact
-  int64_t ki = int64_t(k), k1 = ki / 2, k2 = ki - k1;
-  uint64_t b1 = uint64_t(k1 + 1023) << 52, b2 = uint64_t(k2 + 1023) << 52;
-  double s1, s2;
-  std::memcpy(&s1, &b1, 8);
-  std::memcpy(&s2, &b2, 8);
-  double y = p * s1 * s2;
+  // 2^k in two factors so that results in the subnormal range stay exact; no conversion
+  // between double and int64 (AVX2 has none, and one would keep the loop scalar)
+  const double k1 = std::floor(k * 0.5), k2 = k - k1;
+  double y = p * pow2_of_integer(k1) * pow2_of_integer(k2);
   y = x > 709.782712893384 ? std::numeric_limits<double>::infinity() : y;
   y = x < -745.1332191019412 ? 0.0 : y;
   return x != x ? x : y;
@@ -246,13 +264,13 @@ inline void flag_kernel_error(KernelError e) {
   double xs = sub ? x * 18014398509481984.0 : x;  // 2^54
   uint64_t u;
   std::memcpy(&u, &xs, 8);
-  int64_t e = int64_t((u >> 52) & 0x7ff) - (sub ? 1077 : 1023);
+  double e = small_uint_to_double((u >> 52) & 0x7ff) - (sub ? 1077.0 : 1023.0);
   uint64_t mu = (u & 0x000fffffffffffffull) | 0x3ff0000000000000ull;
   double m;
   std::memcpy(&m, &mu, 8);
   const bool high = m > 1.4142135623730951;
   m = high ? m * 0.5 : m;
-  e += high ? 1 : 0;
+  e += high ? 1.0 : 0.0;
   const double f = m - 1.0, sd = f / (2.0 + f), z = sd * sd;
   double p = 2.0 / 23;
   p = p * z + 2.0 / 21;
@@ -265,8 +283,7 @@ inline void flag_kernel_error(KernelError e) {
   p = p * z + 2.0 / 7;
   p = p * z + 2.0 / 5;
   p = p * z + 2.0 / 3;
-  const double ef = double(e);
-  double r = ef * ln2_hi + (ef * ln2_lo + (f - sd * (f - z * p)));
+  double r = e * ln2_hi + (e * ln2_lo + (f - sd * (f - z * p)));
   r = x == 0.0 ? -std::numeric_limits<double>::infinity() : r;
   r = x == std::numeric_limits<double>::infinity() ? x : r;
   return x < 0.0 || x != x ? std::numeric_limits<double>::quiet_NaN() : r;
@@ -391,7 +408,13 @@ template <class T>
   const U mu = u - (t & ~((U(1) << mant) - 1));
   T m;
   std::memcpy(&m, &mu, sizeof(T));
-  const T e = T(std::make_signed_t<U>(t) >> mant) + e_add;
+  // e = the signed exponent field of t. float64: biased by 1024 first, so that the shift is a
+  // logical one and the conversion a small unsigned one (AVX2 has neither signed 64-bit form)
+  T e;
+  if constexpr (f32)
+    e = T(int32_t(t) >> mant) + e_add;
+  else
+    e = small_uint_to_double((t + (U(1024) << mant)) >> mant) - 1024.0 + e_add;
   const T f = m - T(1), s = f / (T(2) + f), z = s * s;
   T p;
   if constexpr (f32)

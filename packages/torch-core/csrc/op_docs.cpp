@@ -45,6 +45,17 @@ Example::
 
     >>> torch.acos(torch.tensor([1.0, 0.0, -1.0]))
     tensor([0.0000, 1.5708, 3.1416]))DOC"},
+    {"acosh", R"DOC(Inverse hyperbolic cosine of each element. Elements below 1 give NaN; integer input is
+computed in the default floating-point dtype.
+
+Args:
+    input (Tensor): the input.
+    out (Tensor, optional): tensor the result is written into (and returned).
+
+Example::
+
+    >>> torch.acosh(torch.tensor([1.0, 2.0]))
+    tensor([0.0000, 1.3170]))DOC"},
     {"add", R"DOC(Elementwise ``input + alpha * other``. ``other`` may be a tensor or a Python number; the two
 operands broadcast against each other and the result takes their promoted dtype.
 
@@ -122,9 +133,12 @@ Example::
     >>> torch.addmv(torch.tensor([1.0, 1.0]), m, torch.tensor([1.0, 1.0]))
     tensor([4., 8.]))DOC"},
     {"arccos", R"DOC(Alias of :func:`torch.acos`.)DOC"},
+    {"arccosh", R"DOC(Alias of :func:`torch.acosh`.)DOC"},
     {"arcsin", R"DOC(Alias of :func:`torch.asin`.)DOC"},
+    {"arcsinh", R"DOC(Alias of :func:`torch.asinh`.)DOC"},
     {"arctan", R"DOC(Alias of :func:`torch.atan`.)DOC"},
     {"arctan2", R"DOC(Alias of :func:`torch.atan2`.)DOC"},
+    {"arctanh", R"DOC(Alias of :func:`torch.atanh`.)DOC"},
     {"asin", R"DOC(Inverse sine of each element, in radians within ``[-pi/2, pi/2]``. Elements outside
 ``[-1, 1]`` give NaN; integer input is computed in the default floating-point dtype.
 
@@ -136,6 +150,17 @@ Example::
 
     >>> torch.asin(torch.tensor([0.0, 1.0]))
     tensor([0.0000, 1.5708]))DOC"},
+    {"asinh", R"DOC(Inverse hyperbolic sine of each element; integer input is computed in the default
+floating-point dtype.
+
+Args:
+    input (Tensor): the input.
+    out (Tensor, optional): tensor the result is written into (and returned).
+
+Example::
+
+    >>> torch.asinh(torch.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.8814]))DOC"},
     {"atan", R"DOC(Inverse tangent of each element, in radians within ``(-pi/2, pi/2)``; integer input is
 computed in the default floating-point dtype.
 
@@ -159,6 +184,17 @@ Example::
 
     >>> torch.atan2(torch.tensor([1.0, 1.0, -1.0]), torch.tensor([1.0, -1.0, 0.0]))
     tensor([ 0.7854,  2.3562, -1.5708]))DOC"},
+    {"atanh", R"DOC(Inverse hyperbolic tangent of each element: +-inf at +-1, NaN outside ``[-1, 1]``; integer
+input is computed in the default floating-point dtype.
+
+Args:
+    input (Tensor): the input.
+    out (Tensor, optional): tensor the result is written into (and returned).
+
+Example::
+
+    >>> torch.atanh(torch.tensor([0.0, 0.5]))
+    tensor([0.0000, 0.5493]))DOC"},
     {"baddbmm", R"DOC(Batched matrix product plus a tensor: ``beta * input + alpha * (batch1 @ batch2)``, one
 product per batch entry. ``batch1`` is ``(b, n, m)``, ``batch2`` is ``(b, m, p)`` and
 ``input`` must broadcast to ``(b, n, p)``.

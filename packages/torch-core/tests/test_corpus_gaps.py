@@ -117,6 +117,12 @@ UNARY = {
     "arcsin_": np.arcsin,
     "atan_": np.arctan,
     "arctan_": np.arctan,
+    "asinh_": np.arcsinh,
+    "arcsinh_": np.arcsinh,
+    "acosh_": np.arccosh,
+    "arccosh_": np.arccosh,
+    "atanh_": np.arctanh,
+    "arctanh_": np.arctanh,
     "ceil_": np.ceil,
     "cos_": np.cos,
     "cosh_": np.cosh,
@@ -149,7 +155,8 @@ UNARY = {
 
 @pytest.mark.parametrize("name", sorted(UNARY))
 def test_torch_inplace_unary(name):
-    x = X * 0.45 if name in ("acos_", "arccos_", "asin_", "arcsin_") else X.copy()
+    unit = ("acos_", "arccos_", "asin_", "arcsin_", "atanh_", "arctanh_")
+    x = X * 0.45 if name in unit else X + 1 if name in ("acosh_", "arccosh_") else X.copy()
     x[0] = -x[0] if name in ("abs_", "relu_", "neg_", "negative_", "round_") else x[0]
     t = torch.tensor(x)
     ptr = t.data_ptr()

@@ -43,6 +43,9 @@ def test_tanh_strided_and_float64():
         (2, lambda x: x * x),
         (2.0, lambda x: x * x),
         (3, lambda x: x * x * x),
+        (3.0, lambda x: x * x * x),
+        (1, lambda x: x * 1),
+        (1.0, lambda x: x * 1),
         (0.5, torch.sqrt),
         (-0.5, torch.rsqrt),
         (-1, torch.reciprocal),
@@ -60,6 +63,31 @@ def test_pow_small_exponents_are_products(exponent, same_as, dtype):
         np.power(x.numpy().astype(np.float64), exponent),
         rtol=1e-6 if dtype == torch.float32 else 1e-14,
     )
+
+
+@pytest.mark.parametrize("exponent", [1.0, 3.0])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_pow_one_and_three_strided_out_and_tensor_exponent(exponent, dtype):
+    # the pow kernel's own one-pass loops: strided input, out=, a 0-d tensor exponent, and
+    # an exponent tensor that is not one number (glibc's pow) in the same call shapes
+    x = (torch.rand(64, 40, dtype=dtype) * 4 - 2)[:, ::3]
+    xn = x.numpy()
+    want = xn * xn * xn if exponent == 3 else xn.copy()  # PyTorch's products (NumPy's too)
+    rtol = 1e-6 if dtype == torch.float32 else 1e-14
+    np.testing.assert_allclose(want, np.power(xn.astype(np.float64), exponent), rtol=rtol)
+    np.testing.assert_array_equal(x.pow(exponent).numpy(), want)
+    out = torch.empty(x.shape, dtype=dtype)
+    assert torch.pow(x, exponent, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), want)
+    e = torch.tensor(exponent, dtype=dtype)
+    np.testing.assert_array_equal(torch.pow(x, e).numpy(), want)
+    mixed = torch.tensor([exponent, 2.5], dtype=dtype).repeat(x.shape[1] // 2 + 1)[: x.shape[1]]
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(
+            torch.pow(x.abs(), mixed).numpy(),
+            np.power(x.abs().numpy(), mixed.numpy()),
+            rtol=1e-6 if dtype == torch.float32 else 1e-14,
+        )
 
 
 def test_pow_other_cases_unchanged():
@@ -176,5 +204,10 @@ def test_atan2_and_pow_float64_and_special_values():
         with np.errstate(all="ignore"):
             want_atan2 = np.arctan2(tx.numpy(), ty.numpy())
             want_pow = np.power(tx.numpy(), ty.numpy())
-        np.testing.assert_array_equal(torch.atan2(tx, ty).numpy(), want_atan2)
-        np.testing.assert_array_equal(torch.pow(tx, ty).numpy(), want_pow)
+        # special values exact (zeros with their signs, infinities, NaNs); the finite others
+        # within glibc's vector bound of 4 ulp (AVX2 and AVX-512 forms differ in the last bits)
+        rtol = 4 * float(torch.finfo(dt).eps)
+        for got, want in [(torch.atan2(tx, ty).numpy(), want_atan2),
+                          (torch.pow(tx, ty).numpy(), want_pow)]:  # fmt: skip
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=0)
+            assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()

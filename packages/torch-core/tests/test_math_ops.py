@@ -582,3 +582,50 @@ def test_polygamma_of_huge_order_returns_at_once():
         np.testing.assert_allclose(
             torch.polygamma(n, torch.from_numpy(x)).numpy(), expected, rtol=1e-12
         )
+
+
+# ---------------------------------------------------------------- inverse hyperbolic functions
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_inverse_hyperbolic_against_numpy(dtype):
+    x = np.concatenate([np.linspace(-30, 30, 2001), [1e-30, -1e-30, 1e30, -1e30]])
+    u = np.linspace(-0.999, 0.999, 2001)
+    tol = {torch.float32: 1e-6, torch.float64: 1e-14}.get(dtype, 1e-2)
+    for name, ref, data in [
+        ("asinh", np.arcsinh, x),
+        ("acosh", np.arccosh, np.abs(x) + 1),
+        ("atanh", np.arctanh, u),
+    ]:
+        t = torch.tensor(data, dtype=dtype)
+        with np.errstate(divide="ignore"):  # 0.999 rounds to 1 in float16: atanh is inf
+            exact = ref(t.double().numpy())  # from the values as rounded to dtype
+        for got in (
+            getattr(torch, name)(t),
+            getattr(torch, "arc" + name[1:])(t),
+            getattr(t, name)(),
+        ):
+            np.testing.assert_allclose(
+                got.double().numpy(), exact, rtol=tol, atol=1e-300, err_msg=name
+            )
+
+
+def test_inverse_hyperbolic_special_values_ints_and_complex():
+    inf, nan = float("inf"), float("nan")
+    x = torch.tensor([1.0, -1.0, 2.0, -2.0, 0.5, inf, -inf, nan, -0.0])
+    with np.errstate(all="ignore"):
+        for name, ref in [("asinh", np.arcsinh), ("acosh", np.arccosh), ("atanh", np.arctanh)]:
+            got, want = getattr(torch, name)(x).numpy(), ref(x.numpy())
+            np.testing.assert_allclose(got, want, rtol=2e-7, atol=0, err_msg=name)
+            assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()
+    assert np.signbit(torch.asinh(torch.tensor(-0.0)).item())
+    i = torch.tensor([1, 2, 3])
+    assert torch.acosh(i).dtype == torch.float32
+    np.testing.assert_allclose(torch.asinh(i).numpy(), np.arcsinh([1.0, 2.0, 3.0]), rtol=1e-6)
+    z = torch.tensor([0.5 + 0.25j, -2.0 + 1.0j], dtype=torch.complex128)
+    for name, ref in [("asinh", np.arcsinh), ("acosh", np.arccosh), ("atanh", np.arctanh)]:
+        np.testing.assert_allclose(getattr(torch, name)(z).numpy(), ref(z.numpy()), rtol=1e-14)
+    out = torch.empty(3)
+    assert torch.atanh(torch.tensor([0.0, 0.5, -0.5]), out=out) is out
+    np.testing.assert_allclose(out.numpy(), np.arctanh([0.0, 0.5, -0.5]), rtol=1e-6)
+    t = torch.tensor([0.5, 2.0])
+    assert t.asinh_() is t
+    np.testing.assert_allclose(t.numpy(), np.arcsinh([0.5, 2.0]), rtol=1e-6)

@@ -89,18 +89,24 @@ from torch._C import (  # noqa: E402,F401
     abs,
     absolute,
     acos,
+    acosh,
     add,
     addcdiv,
     addcmul,
     addmm,
     addmv,
     arccos,
+    arccosh,
     arcsin,
+    arcsinh,
     arctan,
     arctan2,
+    arctanh,
     asin,
+    asinh,
     atan,
     atan2,
+    atanh,
     baddbmm,
     bitwise_and,
     bitwise_left_shift,
@@ -205,6 +211,7 @@ from torch._nn_ops import *  # noqa: E402,F403
 from torch._shape_ops import *  # noqa: E402,F403
 from torch._sorting import *  # noqa: E402,F403
 from torch._spectral import *  # noqa: E402,F403
+from torch._tensor_str import set_printoptions  # noqa: E402,F401
 from torch.backends import (  # noqa: E402,F401  (global switches; torch.backends.cudnn, ...)
     are_deterministic_algorithms_enabled,
     get_deterministic_debug_mode,
@@ -222,7 +229,6 @@ from torch.compiler import compile  # noqa: E402,F401,A004
 from torch.serialization import load, save  # noqa: E402,F401
 from torch.special import erfc, logit, sinc, xlogy  # noqa: E402,F401  (also torch.special.*)
 from torch.storage import *  # noqa: E402,F403
-from torch._tensor_str import set_printoptions  # noqa: E402,F401
 
 
 class OutOfMemoryError(RuntimeError):

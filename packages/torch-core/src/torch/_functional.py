@@ -50,7 +50,8 @@ __all__ += _METHOD_FUNCTIONS
 # The in-place torch.f_(input, ...) functions PyTorch exposes whose Tensor method f_ exists
 # here (torch.sin_(x) is x.sin_()): made at the end of this file too.
 _INPLACE_FUNCTIONS = (
-    "abs_", "acos_", "addmv_", "arccos_", "arcsin_", "arctan_", "as_strided_", "asin_", "atan_",
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
+    "arctanh_", "as_strided_", "asin_", "asinh_", "atan_", "atanh_",
     "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_", "detach_", "erf_",
     "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "index_put_", "log10_",
     "log1p_", "log2_", "log_", "nan_to_num_", "neg_", "negative_", "reciprocal_", "relu_",

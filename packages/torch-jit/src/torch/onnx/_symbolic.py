@@ -216,6 +216,9 @@ _UNARY = {
     "acos": "Acos",
     "atan": "Atan",
     "sinh": "Sinh",
+    "asinh": "Asinh",
+    "acosh": "Acosh",
+    "atanh": "Atanh",
     "cosh": "Cosh",
     "isnan": "IsNaN",
 }

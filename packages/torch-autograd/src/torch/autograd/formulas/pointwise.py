@@ -87,6 +87,13 @@ AcosBackward0 = _unary(
 AtanBackward0 = _unary("AtanBackward0", ("atan", "arctan"), lambda g, x: g / (1 + x * x), "x")
 SinhBackward0 = _unary("SinhBackward0", ("sinh",), lambda g, x: g * x.cosh(), "x")
 CoshBackward0 = _unary("CoshBackward0", ("cosh",), lambda g, x: g * x.sinh(), "x")
+AsinhBackward0 = _unary(
+    "AsinhBackward0", ("asinh", "arcsinh"), lambda g, x: g * (x * x + 1).rsqrt(), "x"
+)
+AcoshBackward0 = _unary(  # 1 / sqrt(x^2 - 1) as 1 / (sqrt(x - 1) sqrt(x + 1)): no cancellation
+    "AcoshBackward0", ("acosh", "arccosh"), lambda g, x: g * ((x - 1) * (x + 1)).rsqrt(), "x"
+)
+AtanhBackward0 = _unary("AtanhBackward0", ("atanh", "arctanh"), lambda g, x: g / (1 - x * x), "x")
 TanhBackward0 = _unary("TanhBackward0", ("tanh",), lambda g, y: g * (1 - y * y), "y")
 SigmoidBackward0 = _unary("SigmoidBackward0", ("sigmoid",), lambda g, y: g * y * (1 - y), "y")
 ErfBackward0 = _unary("ErfBackward0", ("erf",), lambda g, x: g * _2_SQRTPI * (-x * x).exp(), "x")
@@ -432,6 +439,8 @@ class PowBackward0(Formula):
         if self.needs_input_grad[0]:
             if isinstance(b, Tensor):
                 ga = torch.where(b == 0, 0.0, g * b * a ** (b - 1))
+            elif b == 2:  # the common square: two passes, no pow
+                ga = g * (a * 2.0)
             else:
                 ga = g * 0 if b == 0 else g * b * a ** (b - 1)
             ga = _unbroadcast(ga, self.shapes[0])

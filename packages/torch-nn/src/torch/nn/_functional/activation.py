@@ -5,6 +5,7 @@ import math
 
 import torch
 from torch import _C
+from torch._nn_ops import _FLOAT_MAX
 from torch.nn._functional.common import (
     _check_tensor,
     _float_only,
@@ -15,6 +16,7 @@ from torch.nn._functional.common import (
 )
 
 Tensor = torch.Tensor
+_F32_MAX = _FLOAT_MAX[torch.float32]
 
 
 def relu(input, inplace=False):
@@ -234,8 +236,11 @@ def hardswish(input, inplace=False):
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta x)) / beta; linear (x) where beta x > threshold."""
     _float_only(input, "softplus")
-    beta = _opmath(beta, input, "softplus", "beta")
-    threshold = _opmath(threshold, input, "softplus", "threshold")
+    # plain floats within float32's range (the defaults) need none of _opmath's checks
+    if not (beta.__class__ is float and -_F32_MAX <= beta <= _F32_MAX):
+        beta = _opmath(beta, input, "softplus", "beta")
+    if not (threshold.__class__ is float and -_F32_MAX <= threshold <= _F32_MAX):
+        threshold = _opmath(threshold, input, "softplus", "threshold")
     return _C._softplus(input, beta, threshold)
 
 
