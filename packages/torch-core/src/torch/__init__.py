@@ -279,6 +279,7 @@ _LAZY_SUBMODULES = frozenset(
         "distributions",
         "fft",
         "func",
+        "functional",
         "hub",
         "jit",
         "legacy",
