@@ -257,3 +257,53 @@ def test_keyword_example_inputs():
         KW(), example_kwarg_inputs={"x": torch.ones(2), "scale": torch.ones(2) * 3}
     )
     assert traced(x=torch.ones(2), scale=torch.ones(2) * 2).tolist() == [2.0, 2.0]
+
+
+class _Gate(nn.Module):
+    def forward(self, x):
+        return x.sigmoid() * 2
+
+
+class _Cell(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.dg, self.linear, self.bn = _Gate(), nn.Linear(4, 4), nn.BatchNorm1d(4)
+        self.unused = nn.ReLU()
+
+    def forward(self, x, h):
+        return torch.tanh(self.dg(self.linear(x)) + self.bn(h))
+
+
+def test_submodules_called_in_the_trace_are_traced_modules_of_their_own():
+    # PyTorch's TracedModule tree: traced.child.code / .graph for every submodule the trace
+    # ran; the parameters stay the original tensors
+    cell = _Cell()
+    x, h = torch.rand(3, 4), torch.rand(3, 4)
+    traced = torch.jit.trace(cell, (x, h))
+    for name in ("dg", "linear", "bn"):
+        assert isinstance(getattr(traced, name), torch.jit.ScriptModule), name
+    assert "sigmoid" in traced.dg.code and "linear" in traced.linear.code
+    assert "batch_norm" in str(traced.bn.graph)
+    assert isinstance(traced.unused, nn.ReLU)  # never called: nothing to trace
+    assert traced.linear.weight is cell.linear.weight
+    assert sorted(traced.state_dict()) == sorted(cell.state_dict())
+    y = torch.rand(3, 4)
+    torch.testing.assert_close(traced.dg(y), cell.dg(y))
+    torch.testing.assert_close(traced(x, h), cell(x, h))  # (both in training mode)
+    traced.eval()
+    assert not cell.linear.training and not traced.linear.training
+
+
+def test_tracing_a_submodule_again_leaves_its_buffers():
+    cell = _Cell()
+    x, h = torch.rand(3, 4), torch.rand(3, 4)
+    # the trace runs the module once and its check twice more (the graph, then eager again),
+    # each a batch-norm update; the children's own traces must add none
+    ref = _Cell()
+    ref.load_state_dict(cell.state_dict())
+    for _ in range(3):
+        ref(x, h)
+    torch.jit.trace(cell, (x, h))
+    torch.testing.assert_close(cell.bn.running_mean, ref.bn.running_mean)
+    torch.testing.assert_close(cell.bn.running_var, ref.bn.running_var)
+    assert cell.bn.num_batches_tracked.item() == ref.bn.num_batches_tracked.item() == 3

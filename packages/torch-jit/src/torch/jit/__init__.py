@@ -18,7 +18,7 @@ import warnings
 import torch
 from torch.jit import _passes
 from torch.jit._ir import Graph, Node, Value, copy_graph
-from torch.jit._module import ScriptFunction, ScriptModule, param_names
+from torch.jit._module import ScriptFunction, ScriptModule, is_script, param_names
 from torch.jit._script import (
     Attribute,
     CompilationUnit,
@@ -185,6 +185,7 @@ def trace_module(
     example_inputs_is_kwarg=False,
     _store_inputs=True,
     _kwargs=None,
+    _trace_children=True,
 ):
     """Trace the methods of ``mod`` named in ``inputs`` ({method name: example inputs}).
 
@@ -199,14 +200,59 @@ def trace_module(
     for name, t in list(mod.named_buffers()) + list(mod.named_parameters()):
         tensors.setdefault(name, t)
     graphs = {}
+    calls = {}  # child name -> (args, kwargs) of its first call while forward is traced
     for method, example in inputs.items():
         fn = mod if method == "forward" else getattr(mod, method)
         args = _as_args(example)
         kwargs = _kwargs if method == "forward" and _kwargs else {}
-        graphs[method] = _trace(
-            fn, args, kwargs, params, check_trace, strict, check_tolerance, tensors
+        hooks = [] if method != "forward" or not _trace_children else _catch_calls(mod, calls)
+        try:
+            graphs[method] = _trace(
+                fn, args, kwargs, params, check_trace, strict, check_tolerance, tensors
+            )
+        finally:
+            for h in hooks:
+                h.remove()
+    traced = ScriptModule(graphs, mod)
+    for name, (args, kwargs) in calls.items():
+        traced._modules[name] = _trace_child(mod._modules[name], args, kwargs, strict)
+    return traced
+
+
+def _catch_calls(mod, calls):
+    """Forward pre-hooks on ``mod``'s direct children that keep each one's first inputs."""
+
+    def catch(name):
+        def hook(child, args, kwargs):
+            calls.setdefault(name, (args, kwargs))
+
+        return hook
+
+    return [
+        child.register_forward_pre_hook(catch(name), with_kwargs=True)
+        for name, child in mod._modules.items()
+        if child is not None and not is_script(child)
+    ]
+
+
+def _trace_child(child, args, kwargs, strict):
+    """A child module traced on its own inputs (so ``traced.child.code`` and
+    ``traced.child(x)`` work as in PyTorch, each submodule a traced module of its own); its
+    buffers and the random state are put back afterwards (a second run must not move batch
+    norm statistics). A child that does not trace alone stays the module it is."""
+    saved = [(b, b.detach().clone()) for b in child.buffers()]
+    rng = torch.get_rng_state()
+    try:
+        return trace_module(
+            child, {"forward": args}, check_trace=False, strict=strict, _kwargs=kwargs
         )
-    return ScriptModule(graphs, mod)
+    except Exception:  # (the parent's trace stands; this child just keeps running eagerly)
+        return child
+    finally:
+        torch.set_rng_state(rng)
+        with torch.no_grad():
+            for b, value in saved:
+                b.copy_(value)
 
 
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):
@@ -260,7 +306,12 @@ def _trace_for_export(model, args, kwargs):
     """The trace torch.onnx.export converts (no check, any output structure)."""
     if isinstance(model, torch.nn.Module):
         return trace_module(
-            model, {"forward": args}, check_trace=False, strict=False, _kwargs=kwargs
+            model,
+            {"forward": args},
+            check_trace=False,
+            strict=False,
+            _kwargs=kwargs,
+            _trace_children=False,
         )
     graph = _trace(model, args, kwargs, {}, False, False, 0, {})
     return ScriptFunction(graph, getattr(model, "__name__", "forward"), model)

@@ -89,11 +89,20 @@ class ScriptModule(nn.Module):
             self._non_persistent_buffers_set.update(original._non_persistent_buffers_set)
             self._modules.update(original._modules)
             self.training = original.training
+        object.__setattr__(self, "_original", original)  # (not a submodule: see train)
         self._graphs = dict(graphs or {})
         self.original_name = name or (type(original).__name__ if original is not None else "")
         for method in self._graphs:
             if method != "forward":
                 object.__setattr__(self, method, _Method(self, method))
+
+    def train(self, mode=True):
+        """Also switches the original module (the graph's parameters are its tensors, and
+        its submodules' modes are what eager code sees)."""
+        super().train(mode)
+        if self._original is not None:
+            self._original.train(mode)
+        return self
 
     def _tensors(self):
         params = dict(self.named_buffers())
