@@ -64,7 +64,7 @@ enum FusedOp : int {
 constexpr int kFirstScalarOp = kAddC;  // ops before it read two registers, the others one
 
 constexpr int kMaxRegs = 64;  // registers of a program (inputs included)
-constexpr int kBlock = 512;   // elements of a block (2 KiB of float32 a register)
+constexpr int kBlock = 2048;  // elements of a block (8 KiB of float32 a register)
 constexpr int kMinRow = 64;   // rows of at least this many elements are walked row by row
 
 struct Instr {
@@ -185,7 +185,7 @@ TC_INLINE T min_of(T x, T y) {
   return (x != x || y != y) ? (x != x ? x : y) : (x < y ? x : y);
 }
 template <class T>
-TC_INLINE T tanh_of(T x) {  // float32: the eager kernel's polynomial; float64 without libmvec
+TC_INLINE T tanh_of(T x) {  // without libmvec, as the eager kernel
   return fast_tanh(x);
 }
 template <class T>
@@ -243,11 +243,8 @@ TC_MULTIVERSION void run_block(const Instr* code, int n_code, T* const* R, int64
         TC_LOOP1((x > T(0) || x != x) ? x : T(0))
       case kSigmoid:
         TC_LOOP1(sigmoid_of(x))
-      case kTanh:
-        if constexpr (std::is_same_v<T, double>)
-          TC_LOOP_MVEC(tanh, tanh_of(x))
-        else
-          TC_LOOP1(tanh_of(x))
+      case kTanh:  // glibc's vector tanh where eager's kernel takes it too (k_unary.cpp)
+        TC_LOOP_MVEC(tanh, tanh_of(x))
       case kExp:
         TC_LOOP1(fast_exp(x))
       case kLog:
