@@ -37,6 +37,12 @@ _set_grad_enabled = _C._set_grad_enabled
 # Anomaly mode (torch.autograd.detect_anomaly) records the full forward stack per node.
 anomaly = {"enabled": False, "check_nan": True}
 
+# Saved-tensor hooks (saved_tensors_hooks below): the (pack, unpack) pairs in force,
+# innermost last. Empty, saving a tensor costs one truth test more; a list mutated in place,
+# so that _Saved reads it as a global. The hooks apply process-wide, not per thread.
+_saved_hooks = []
+_hooks_disabled = [None]  # the error message of disable_saved_tensors_hooks, or None
+
 
 class Node:
     """A step of the tape: the backward of one forward op (``y.grad_fn``).
@@ -132,6 +138,46 @@ class Node:
             self._saved = ()
             self._released = True
 
+    # PyTorch's names for what a node saved: ``_saved_self``, ``_saved_other``,
+    # ``_saved_result``, ... (the unpacked tensor or the number) and ``_raw_saved_<name>`` (a
+    # SavedTensor, to register hooks on). A formula lists ``saved_names``, one per tensor
+    # it passes to save_for_backward (None: no PyTorch name), and ``saved_attrs``, PyTorch's
+    # name -> a function of the node giving a non-tensor (alpha, exponent).
+    saved_names = ()
+    saved_attrs = {}
+
+    def __getattr__(self, name):  # only reached for names the node does not have
+        raw = name.startswith("_raw_saved_")
+        if raw or name.startswith("_saved_"):
+            key = name[11:] if raw else name[7:]
+            found, value = self._saved_value(key, raw)
+            if found:
+                return value
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _saved_value(self, key, raw):
+        """(True, value) of the saved item PyTorch calls ``key``, or (False, None)."""
+        cls = type(self)
+        if key in cls.saved_names:
+            i = cls.saved_names.index(key)
+            item = self._saved[i] if i < len(self._saved) else None
+            if type(item) is _Saved:
+                return True, SavedTensor(item, self) if raw else item.unpack(self)
+            if self._released:
+                self.saved_tensors  # noqa: B018  (raises)
+            if item is None and key in cls.saved_attrs:
+                return (not raw), cls.saved_attrs[key](self)
+            return (not raw or item is None), item
+        if key in cls.saved_attrs and not raw:
+            return True, cls.saved_attrs[key](self)
+        return False, None
+
+    def __dir__(self):
+        names = [n for n in type(self).saved_names if n]
+        extra = ["_saved_" + n for n in (*names, *self.saved_attrs)]
+        extra += ["_raw_saved_" + n for n in names]
+        return sorted(set(super().__dir__()) | set(extra))
+
     def where(self):
         """' (called at file:line)' of the forward call that recorded this node."""
         w = self._where
@@ -148,11 +194,18 @@ class Node:
 
 class _Saved:
     """A tensor kept for backward: the tensor (or, for an output, a detached alias) and the
-    version it had, so that a later in-place change is detected instead of silently used."""
+    version it had, so that a later in-place change is detected instead of silently used.
 
-    __slots__ = ("tensor", "version", "output_nr")
+    Under saved_tensors_hooks it keeps instead what the pack hook returned (``packed``) and
+    the unpack hook (``tensor`` is None); backward gets ``unpack_hook(packed)``, and no
+    version is checked (the pack hook may have copied the tensor)."""
+
+    __slots__ = ("tensor", "version", "output_nr", "packed", "unpack_hook", "edge")
 
     def __init__(self, t, node):
+        if _saved_hooks:
+            self._pack(t, node, *_saved_hooks[-1])
+            return
         if t.grad_fn is node:  # an output of the node itself: keep no reference cycle
             self.tensor = t.detach()
             self.output_nr = t.output_nr
@@ -161,8 +214,51 @@ class _Saved:
             self.output_nr = -1
         self.version = t._version
 
+    def _pack(self, t, node, pack, unpack):
+        if _hooks_disabled[0] is not None:
+            raise RuntimeError(_hooks_disabled[0])
+        self.output_nr = t.output_nr if t.grad_fn is node else -1
+        # the input's history, re-attached to the unpacked tensor by a create_graph backward
+        self.edge = edge(t) if self.output_nr < 0 and t.requires_grad else None
+        prev = _set_grad_enabled(False)
+        try:
+            self.packed = pack(t)
+        finally:
+            _set_grad_enabled(prev)
+        self.unpack_hook = unpack
+        self.tensor = None
+        self.version = None
+
+    def _unpack_hooked(self, node):
+        t = self.unpack_hook(self.packed)
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                f"of type {type(t).__name__}"
+            )
+        if not _grad_enabled():
+            return t
+        if self.output_nr >= 0:  # re-attach to the node, as an unhooked saved output
+            t = t.detach()
+            t.grad_fn = node
+            t.output_nr = self.output_nr
+            _mark_requires_grad(t)
+        elif self.edge is not None and not t.requires_grad:
+            fn, nr = self.edge
+            t = t.detach()
+            if isinstance(fn, AccumulateGrad):  # a leaf: its gradient reaches it through fn
+                t.requires_grad_(True)
+                t._accumulator = fn
+            else:
+                t.grad_fn = fn
+                t.output_nr = nr
+                _mark_requires_grad(t)
+        return t
+
     def unpack(self, node):
         t = self.tensor
+        if t is None:
+            return self._unpack_hooked(node)
         if t._version != self.version:
             shape = "x".join(map(str, t.shape)) or "scalar"
             made_by = f"output {self.output_nr} of {node.name()}"
@@ -181,6 +277,110 @@ class _Saved:
             t.output_nr = self.output_nr
             _mark_requires_grad(t)
         return t
+
+
+class SavedTensor:
+    """A tensor a node saved, as ``node._raw_saved_<name>`` gives it: ``register_hooks(pack,
+    unpack)`` packs it now and unpacks it each time backward (or ``_saved_<name>``) reads it."""
+
+    def __init__(self, saved, node):
+        self._saved, self._node = saved, node
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError("register_hooks(): pack_hook and unpack_hook must be callables")
+        s = self._saved
+        if s.tensor is None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time."
+            )
+        if self._node._released:
+            self._node.saved_tensors  # noqa: B018  (raises: the graph was freed)
+        t = s.unpack(self._node)
+        prev = _set_grad_enabled(False)
+        try:
+            s.packed = pack_hook(t)
+        finally:
+            _set_grad_enabled(prev)
+        s.edge = edge(t) if s.output_nr < 0 and t.requires_grad else None
+        s.unpack_hook, s.tensor, s.version = unpack_hook, None, None
+
+
+class saved_tensors_hooks:  # noqa: N801  (PyTorch's name)
+    """Context manager: every tensor an op saves for backward inside it is replaced by
+    ``pack_hook(tensor)`` (called once, under no_grad, with the tensor), and backward reads
+    ``unpack_hook(packed)`` instead (called each time the tensor is read, which must return
+    a tensor with the original's value). Nested managers: the innermost pair applies.
+
+    >>> x = torch.ones(3, requires_grad=True)
+    >>> with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 4, lambda t: t / 4):
+    ...     y = x.pow(2)
+    >>> y.sum().backward()
+    >>> x.grad
+    tensor([2., 2., 2.])
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        if _hooks_disabled[0] is not None:
+            raise RuntimeError(_hooks_disabled[0])
+        _saved_hooks.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _saved_hooks.pop()
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801  (PyTorch's name)
+    """Saved tensors kept in CPU memory and moved back to their device when backward reads
+    them. ``pin_memory=True`` copies them to page-locked memory where CUDA can be used (faster
+    copies back); elsewhere it is ignored."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        pin = pin_memory and torch.cuda.is_available()
+
+        def pack(t):  # a copy, as PyTorch makes (a later in-place change does not reach it)
+            cpu = t.detach().clone() if t.device.type == "cpu" else t.detach().cpu()
+            return (t.device, cpu.pin_memory() if pin else cpu)
+
+        def unpack(packed):
+            device, t = packed
+            return t if t.device == device else t.to(device, non_blocking=pin)
+
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:  # noqa: N801  (PyTorch's name)
+    """Context manager in which saved_tensors_hooks raise ``RuntimeError(error_message)``:
+    entering one, or entering this manager while one is active, fails."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        if _saved_hooks:
+            raise RuntimeError(self.error_message)
+        self._prev = _hooks_disabled[0]
+        _hooks_disabled[0] = self.error_message
+        return self
+
+    def __exit__(self, *exc):
+        _hooks_disabled[0] = self._prev
+        return False
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with disable_saved_tensors_hooks(self.error_message):
+                return fn(*args, **kwargs)
+
+        return wrapper
 
 
 class RemovableHandle:

@@ -10,6 +10,7 @@ def _conj(*ts):
 
 class MmBackward0(Formula):
     names = ("mm",)
+    saved_names = ("self", "mat2")
 
     def save(self, out, a, b):
         self.save_for_backward(a if self_needs(b) else None, b if self_needs(a) else None)
@@ -29,6 +30,7 @@ def self_needs(t):
 
 class BmmBackward0(Formula):
     names = ("bmm",)
+    saved_names = ("self", "mat2")
 
     def save(self, out, a, b):
         self.save_for_backward(a, b)
@@ -44,6 +46,7 @@ class BmmBackward0(Formula):
 
 class MvBackward0(Formula):
     names = ("mv",)
+    saved_names = ("self", "vec")
 
     def save(self, out, a, v):
         self.save_for_backward(a, v)
@@ -59,6 +62,7 @@ class MvBackward0(Formula):
 
 class DotBackward0(Formula):
     names = ("dot",)
+    saved_names = ("self", "tensor")
 
     def save(self, out, a, b):
         self.save_for_backward(a, b)
@@ -73,6 +77,7 @@ class MatmulBackward0(Formula):
     """matmul with NumPy's rules: 1-D operands gain a dim, batch dims broadcast."""
 
     names = ("matmul", "__matmul__")
+    saved_names = ("self", "other")
 
     def save(self, out, a, b):
         self.save_for_backward(a if b.requires_grad else None, b if a.requires_grad else None)
@@ -113,6 +118,7 @@ class AddmmBackward0(Formula):
     """beta * input + alpha * (m1 @ m2), and the mv / batched forms."""
 
     names = ("addmm", "addmv", "baddbmm")
+    saved_names = ("mat1", "mat2")
 
     def save(self, out, x, m1, m2, beta=1, alpha=1):
         self.save_for_backward(m1, m2)

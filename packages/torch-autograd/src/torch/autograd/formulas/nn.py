@@ -102,6 +102,8 @@ class AdaptiveAvgPoolBackwardBackward0(Formula):
 # ---------------------------------------------------------------- softmax
 class SoftmaxBackward0(Formula):
     names = ("_softmax",)
+    saved_names = ("result",)
+    saved_attrs = {"dim": lambda n: n.dim}
 
     def save(self, out, x, dim):
         self.save_for_backward(out)
@@ -115,6 +117,8 @@ class SoftmaxBackward0(Formula):
 
 class LogSoftmaxBackward0(Formula):
     names = ("_log_softmax",)
+    saved_names = ("result",)
+    saved_attrs = {"dim": lambda n: n.dim}
 
     def save(self, out, x, dim):
         self.save_for_backward(out)

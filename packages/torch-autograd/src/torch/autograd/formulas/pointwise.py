@@ -47,6 +47,7 @@ def _unary(cls_name, names, deriv, uses):
             "names": names,
             "inplace_names": tuple(n + "_" for n in names if _has_method(n + "_")),
             "clone_for_inplace": uses == "x",
+            "saved_names": {"x": ("self",), "y": ("result",)}.get(uses, ()),
             "save": save,
             "backward": backward,
         },
@@ -115,7 +116,8 @@ def _activation(cls_name, name, grad_op):
         (x,) = self.saved_tensors
         return (grad_op(g, x, *self.params),)
 
-    return type(cls_name, (Formula,), {"names": (name,), "save": save, "backward": backward})
+    attrs = {"names": (name,), "saved_names": ("self",), "save": save, "backward": backward}
+    return type(cls_name, (Formula,), attrs)
 
 
 def _activation_grad(cls_name, name, grad_op, second=None):
@@ -135,7 +137,8 @@ def _activation_grad(cls_name, name, grad_op, second=None):
             gg * g * second(x, *self.params) if need_x and second is not None else None,
         )
 
-    return type(cls_name, (Formula,), {"names": (name,), "save": save, "backward": backward})
+    attrs = {"names": (name,), "saved_names": ("grad_output", "self")}
+    return type(cls_name, (Formula,), {**attrs, "save": save, "backward": backward})
 
 
 _GELU_K = math.sqrt(2.0 / math.pi)  # gelu(approximate="tanh"): tanh(k (x + c x^3))
@@ -217,6 +220,7 @@ class AbsBackward0(Formula):
 
     names = ("abs", "absolute", "__abs__")
     inplace_names = ("abs_", "absolute_")
+    saved_names = ("self",)
 
     def save(self, out, x):
         self.save_for_backward(x)
@@ -273,6 +277,7 @@ class CloneBackward0(Formula):
 class AddBackward0(Formula):
     names = ("add", "__add__")
     inplace_names = ("add_", "__iadd__")
+    saved_attrs = {"alpha": lambda n: n.alpha}
     clone_for_inplace = False
 
     def save(self, out, a, b, alpha=1):
@@ -289,6 +294,7 @@ class AddBackward0(Formula):
 class SubBackward0(Formula):
     names = ("sub", "subtract", "__sub__")
     inplace_names = ("sub_", "__isub__")
+    saved_attrs = {"alpha": lambda n: n.alpha}
     clone_for_inplace = False
 
     def save(self, out, a, b, alpha=1):
@@ -331,6 +337,8 @@ class RsubBackward0(Formula):
 class MulBackward0(Formula):
     names = ("mul", "multiply", "__mul__", "__rmul__")
     inplace_names = ("mul_", "multiply_", "__imul__")
+    saved_names = ("self", "other")
+    saved_attrs = {"self": lambda n: n.numbers[0], "other": lambda n: n.numbers[1]}
 
     def save(self, out, a, b):
         need_a, need_b = _requires(a), _requires(b)
@@ -369,6 +377,9 @@ def _value(saved, number):
 class DivBackward0(Formula):
     names = ("div", "divide", "true_divide", "__truediv__")
     inplace_names = ("div_", "__itruediv__")
+    saved_names = ("self", "other")
+    saved_attrs = {"self": lambda n: n.numbers[0], "other": lambda n: n.numbers[1]}
+    saved_attrs["rounding_mode"] = lambda n: n.rounding
 
     def save(self, out, a, b, rounding_mode=None):
         self.rounding = rounding_mode
@@ -421,6 +432,8 @@ class FloorDivideBackward0(Formula):
 class PowBackward0(Formula):
     names = ("pow", "__pow__")
     inplace_names = ("pow_", "__ipow__")
+    saved_names = ("self", "exponent", "result")
+    saved_attrs = {"self": lambda n: n.numbers[0], "exponent": lambda n: n.numbers[1]}
 
     def save(self, out, a, b):
         self.save_for_backward(
@@ -456,6 +469,8 @@ class PowBackward0(Formula):
 
 class RpowBackward0(Formula):
     names = ("__rpow__",)
+    saved_names = ("result",)
+    saved_attrs = {"self": lambda n: n.base}
 
     def save(self, out, a, b):  # b ** a, b a number
         self.save_for_backward(out)
@@ -472,6 +487,7 @@ class RpowBackward0(Formula):
 class Atan2Backward0(Formula):
     names = ("atan2", "arctan2")
     inplace_names = ("atan2_", "arctan2_")
+    saved_names = ("self", "other")
 
     def save(self, out, a, b):
         self.save_for_backward(a, b)
@@ -523,6 +539,7 @@ class MaximumBackward0(Formula):
 
     names = ("maximum",)
     inplace_names = ("maximum_",)
+    saved_names = ("self", "other")
     pick = staticmethod(lambda a, b: a > b)
 
     def save(self, out, a, b):
