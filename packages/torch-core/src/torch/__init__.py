@@ -287,6 +287,7 @@ _LAZY_SUBMODULES = frozenset(
         "nn",
         "onnx",
         "optim",
+        "profiler",
         "random",
         "sparse",
         "special",

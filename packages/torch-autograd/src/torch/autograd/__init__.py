@@ -13,6 +13,7 @@ from torch import _C
 from torch.autograd import (
     _tensor_api,  # noqa: F401  (Tensor.backward, hooks, ...)
     graph,
+    profiler,  # noqa: F401  (torch.autograd.profiler.profile, record_function)
 )
 from torch.autograd.anomaly_mode import (
     detect_anomaly,
