@@ -64,7 +64,7 @@ enum FusedOp : int {
 constexpr int kFirstScalarOp = kAddC;  // ops before it read two registers, the others one
 
 constexpr int kMaxRegs = 64;  // registers of a program (inputs included)
-constexpr int kBlock = 2048;  // elements of a block (8 KiB of float32 a register)
+constexpr int kBlock = 512;   // elements of a block (2 KiB of float32 a register)
 constexpr int kMinRow = 64;   // rows of at least this many elements are walked row by row
 
 struct Instr {
