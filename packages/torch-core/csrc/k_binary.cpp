@@ -155,9 +155,9 @@ struct libmvec2_kernel {
 constexpr char kAtan2[] = "atan2", kPow[] = "pow";
 
 // x ** c for float and double. A block whose exponent is one number (a Python number or a
-// broadcast tensor) of 1 or 3 is a copy or x * x * x, in one pass and with the numbers PyTorch
-// gives (2, 0.5, -0.5, -1 and -2 never get here: ops.cpp turns them into products, sqrt,
-// rsqrt and reciprocals); the other exponents go through glibc's vector pow.
+// broadcast tensor) of 1, 3 or 0 is a copy, x * x * x or a fill of ones, in one pass and with the
+// numbers PyTorch gives (2, 0.5, -0.5, -1 and -2 never get here: ops.cpp turns them into products,
+// sqrt, rsqrt and reciprocals); the other exponents go through glibc's vector pow.
 template <class T>
 struct pow_float_kernel {
   struct Same {
@@ -166,12 +166,16 @@ struct pow_float_kernel {
   struct Cube {
     TC_INLINE T operator()(T x) const { return x * x * x; }
   };
+  struct One {  // x ** 0 is 1 for every x, NaN included (C's pow, PyTorch, NumPy)
+    TC_INLINE T operator()(T) const { return T(1); }
+  };
   static void run(ElementwiseIter& it) {
     static const VecMath v = find_vec_math2<T>(kPow);
     it.for_each([&](char** d, const int64_t* s, int64_t n) {
       const T c = s[2] == 0 ? *reinterpret_cast<const T*>(d[2]) : T(0);
       if (s[2] == 0 && c == T(1)) return unary_loop<T>(d, s, n, Same());
       if (s[2] == 0 && c == T(3)) return unary_loop<T>(d, s, n, Cube());
+      if (s[2] == 0 && c == T(0)) return unary_loop<T>(d, s, n, One());
       if (v.fn) return libmvec2_kernel<T, PowF, kPow>::block(v, d, s, n);
       binary_loop<T>(d, s, n, PowF<T>(nullptr));
     });

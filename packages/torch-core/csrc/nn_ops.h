@@ -57,7 +57,8 @@ inline T lane_max_impl(const T* p, int64_t n) {
     step(a0, p + i), step(a1, p + i + W), step(a2, p + i + 2 * W), step(a3, p + i + 3 * W);
   T m = ninf;
   auto fold = [&](T v) { m = (v > m || v != v) ? v : m; };
-  for (int j = 0; j < W; j++) fold(a0[j]), fold(a1[j]), fold(a2[j]), fold(a3[j]);
+  if (i > 0)  // (short rows, a classifier's 10 scores: no lanes to fold)
+    for (int j = 0; j < W; j++) fold(a0[j]), fold(a1[j]), fold(a2[j]), fold(a3[j]);
   for (; i < n; i++) fold(p[i]);
   return m;
 }

@@ -59,7 +59,7 @@ TC_MULTIVERSION void softmax_rows(const T* __restrict x, T* __restrict y, int64_
   static const VecMath vexp = find_vec_math<T>("exp");
   const bool vec = std::is_same_v<T, float> && vexp.fn;
   const int64_t per = std::max<int64_t>(1, kGroup / n);
-  T mx[kGroup];
+  T mx[kGroup], tmp[kGroup];
   for (int64_t r0 = 0; r0 < rows; r0 += per) {
     const int64_t m = std::min(per, rows - r0);
     const T* xg = x + r0 * n;
@@ -74,17 +74,27 @@ TC_MULTIVERSION void softmax_rows(const T* __restrict x, T* __restrict y, int64_
         for (int64_t i = 0; i < n; i++) yr[i] = fast_exp(xr[i] - mr);
     }
     if (vec) vec_apply(vexp, yg, yg, m * n);
+    T* sums = log ? tmp : nullptr;
     for (int64_t r = 0; r < m; r++) {
-      const T* xr = xg + r * n;
       T* yr = yg + r * n;
       T s = lane_sum<T>(n, [&](int64_t i) { return yr[i]; });
-      if (log) {  // (x - max) - log(sum): max + log(sum) would round away the log near 3e38
-        T ls = std::log(s);
-        for (int64_t i = 0; i < n; i++) yr[i] = (xr[i] - mx[r]) - ls;
+      if (log) {
+        sums[r] = s;
       } else {
         T inv = T(1) / s;
         for (int64_t i = 0; i < n; i++) yr[i] *= inv;
       }
+    }
+    if (!log) continue;
+    // the rows' logs in one vectorised loop (short rows, a classifier's 10 scores, spent most
+    // of their time in one scalar log call each); then (x - max) - log(sum): max + log(sum)
+    // would round away the log near 3e38
+    for (int64_t r = 0; r < m; r++) sums[r] = fast_log(sums[r]);
+    for (int64_t r = 0; r < m; r++) {
+      const T* xr = xg + r * n;
+      T* yr = yg + r * n;
+      const T mr = mx[r], ls = sums[r];
+      for (int64_t i = 0; i < n; i++) yr[i] = (xr[i] - mr) - ls;
     }
   }
 }

@@ -65,6 +65,12 @@ def test_pow_small_exponents_are_products(exponent, same_as, dtype):
     )
 
 
+def test_pow_zero_is_one_everywhere():
+    x = torch.tensor([float("nan"), 0.0, -2.0, float("inf"), -float("inf"), 1e-40])
+    for e in (0, 0.0, torch.tensor(0.0), torch.zeros(6)):
+        np.testing.assert_array_equal(torch.pow(x, e).numpy(), np.power(x.numpy(), 0.0))
+
+
 @pytest.mark.parametrize("exponent", [1.0, 3.0])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_pow_one_and_three_strided_out_and_tensor_exponent(exponent, dtype):

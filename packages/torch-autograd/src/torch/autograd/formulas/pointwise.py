@@ -75,7 +75,9 @@ Log2Backward0 = _unary("Log2Backward0", ("log2",), lambda g, x: g / (x * _LOG2),
 Log10Backward0 = _unary("Log10Backward0", ("log10",), lambda g, x: g / (x * _LOG10), "x")
 Log1PBackward0 = _unary("Log1PBackward0", ("log1p",), lambda g, x: g / (x + 1), "x")
 SqrtBackward0 = _unary("SqrtBackward0", ("sqrt",), lambda g, y: g / (2 * y), "y")
-RsqrtBackward0 = _unary("RsqrtBackward0", ("rsqrt",), lambda g, y: -0.5 * g * y * y * y, "y")
+RsqrtBackward0 = _unary(  # (y ** 3: one pass)
+    "RsqrtBackward0", ("rsqrt",), lambda g, y: g * y.pow(3) * -0.5, "y"
+)
 SinBackward0 = _unary("SinBackward0", ("sin",), lambda g, x: g * x.cos(), "x")
 CosBackward0 = _unary("CosBackward0", ("cos",), lambda g, x: -g * x.sin(), "x")
 TanBackward0 = _unary("TanBackward0", ("tan",), lambda g, y: g * (1 + y * y), "y")
@@ -454,6 +456,8 @@ class PowBackward0(Formula):
                 ga = torch.where(b == 0, 0.0, g * b * a ** (b - 1))
             elif b == 2:  # the common square: two passes, no pow
                 ga = g * (a * 2.0)
+            elif b == 1:
+                ga = g
             else:
                 ga = g * 0 if b == 0 else g * b * a ** (b - 1)
             ga = _unbroadcast(ga, self.shapes[0])
