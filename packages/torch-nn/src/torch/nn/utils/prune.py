@@ -204,8 +204,9 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` entries chosen uniformly at random."""
+class _Unstructured(BasePruningMethod):
+    """Prunes the ``amount`` entries that ``_order`` ranks first (its indices of the
+    flattened tensor)."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -214,44 +215,34 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        """default_mask with ``amount`` more random entries of ``t`` set to 0."""
+        """default_mask with ``amount`` more entries of ``t`` set to 0."""
         n = _count_to_prune(self.amount, t.nelement())
         _validate_amount(n, t.nelement())
         mask = default_mask.clone()
         if n:
-            drop = torch.topk(torch.rand_like(t).reshape(-1), k=n).indices
-            mask.view(-1)[drop] = 0
+            mask.view(-1)[self._order(t.reshape(-1), n)] = 0
         return mask
 
     @classmethod
     def apply(cls, module, name, amount):
-        """Prune ``amount`` random entries of ``module.<name>``."""
+        """Prune ``amount`` entries of ``module.<name>``."""
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class RandomUnstructured(_Unstructured):
+    """Prunes ``amount`` entries chosen uniformly at random."""
+
+    @staticmethod
+    def _order(flat, n):
+        return torch.topk(torch.rand_like(flat), k=n).indices
+
+
+class L1Unstructured(_Unstructured):
     """Prunes the ``amount`` entries of smallest absolute value."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount):
-        _validate_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        """default_mask with the ``amount`` entries of smallest ``|t|`` set to 0."""
-        n = _count_to_prune(self.amount, t.nelement())
-        _validate_amount(n, t.nelement())
-        mask = default_mask.clone()
-        if n:
-            drop = torch.topk(t.abs().reshape(-1), k=n, largest=False).indices
-            mask.view(-1)[drop] = 0
-        return mask
-
-    @classmethod
-    def apply(cls, module, name, amount, importance_scores=None):
-        """Prune the ``amount`` smallest (by ``|importance_scores|``) entries of ``<name>``."""
-        return super().apply(module, name, amount=amount, importance_scores=importance_scores)
+    @staticmethod
+    def _order(flat, n):
+        return torch.topk(flat.abs(), k=n, largest=False).indices
 
 
 class RandomStructured(BasePruningMethod):
