@@ -244,6 +244,13 @@ class L1Unstructured(_Unstructured):
     def _order(flat, n):
         return torch.topk(flat.abs(), k=n, largest=False).indices
 
+    @classmethod
+    def apply(cls, module, name, amount, importance_scores=None):
+        """Prune the ``amount`` smallest (by ``|importance_scores|``) entries of ``<name>``."""
+        return super(_Unstructured, cls).apply(  # (past _Unstructured.apply: no scores there)
+            module, name, amount=amount, importance_scores=importance_scores
+        )
+
 
 class RandomStructured(BasePruningMethod):
     """Prunes ``amount`` whole slices along ``dim`` (channels), chosen at random."""
