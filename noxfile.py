@@ -96,7 +96,9 @@ def install_all(session: nox.Session, *extra: str) -> None:
 def tests(session: nox.Session) -> None:
     """Build and install every package, then run all packages' tests (the Hogwild example's
     test reads scikit-learn's digits)."""
-    install_all(session, *TEST_DEPS, "scikit-learn", "tensorboard", "onnx", "onnxruntime")
+    install_all(
+        session, *TEST_DEPS, "scikit-learn", "tensorboard", "onnx", "onnxruntime", "tabulate"
+    )
     session.run("pytest", *sorted(glob.glob("packages/*/tests")), *session.posargs)
 
 
