@@ -76,7 +76,7 @@ def pixel_unshuffle(input, downscale_factor):
 
 
 def channel_shuffle(input, groups):
-    """(N, C, *) -> (N, C, *) with the channels regrouped: channel ``g * (C / groups) + k``
+    """``(N, C, *) -> (N, C, *)`` with the channels regrouped: channel ``g * (C / groups) + k``
     moves to ``k * groups + g``."""
     op = "channel_shuffle"
     _check_tensor(input, op)
