@@ -788,6 +788,7 @@ def _nvrtc():
 
 
 @pytest.mark.ours_only
+@pytest.mark.slow  # (~1 min an architecture on 2 cores: the tests session runs it, not core_only)
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_every_kernel_compiles_with_nvrtc(arch):
     _nvrtc()
