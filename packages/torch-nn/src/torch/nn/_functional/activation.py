@@ -17,6 +17,12 @@ from torch.nn._functional.common import (
 
 Tensor = torch.Tensor
 _F32_MAX = _FLOAT_MAX[torch.float32]
+_F32_64 = (torch.float32, torch.float64)
+
+
+def _plain(value):
+    """A plain float within float32's range (the defaults): none of _opmath's checks apply."""
+    return value.__class__ is float and -_F32_MAX <= value <= _F32_MAX
 
 
 def relu(input, inplace=False):
@@ -62,6 +68,16 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """x clamped to [min_val, max_val], in the input's dtype (integer inputs truncate the
     limits); the gradient is 1 strictly inside the limits and 0 elsewhere."""
     op = "hardtanh"
+    if (  # the common call: a float tensor, plain float limits (none of the checks below)
+        input.__class__ is Tensor
+        and input.dtype in _F32_64
+        and _plain(min_val)
+        and _plain(max_val)
+        and min_val <= max_val
+        and not (inplace and input.requires_grad)
+    ):
+        r = _C._hardtanh(input, min_val, max_val)
+        return _inplace(input, r) if inplace else r
     _check_tensor(input, op)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
@@ -99,7 +115,8 @@ def relu6(input, inplace=False):
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x where x > 0, else negative_slope * x."""
     _float_only(input, "leaky_relu")
-    negative_slope = _opmath(negative_slope, input, "leaky_relu", "negative_slope")
+    if not _plain(negative_slope):
+        negative_slope = _opmath(negative_slope, input, "leaky_relu", "negative_slope")
     r = _C._leaky_relu(_operand(input, inplace), negative_slope)
     return _inplace(input, r) if inplace else r
 
@@ -112,7 +129,8 @@ def leaky_relu_(input, negative_slope=0.01):
 def elu(input, alpha=1.0, inplace=False):
     """x where x > 0, else alpha * (exp(x) - 1)."""
     _float_only(input, "elu")
-    r = _C._elu(_operand(input, inplace), _opmath(alpha, input, "elu", "alpha"), 1.0)
+    alpha = alpha if _plain(alpha) else _opmath(alpha, input, "elu", "alpha")
+    r = _C._elu(_operand(input, inplace), alpha, 1.0)
     return _inplace(input, r) if inplace else r
 
 
@@ -236,10 +254,9 @@ def hardswish(input, inplace=False):
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta x)) / beta; linear (x) where beta x > threshold."""
     _float_only(input, "softplus")
-    # plain floats within float32's range (the defaults) need none of _opmath's checks
-    if not (beta.__class__ is float and -_F32_MAX <= beta <= _F32_MAX):
+    if not _plain(beta):
         beta = _opmath(beta, input, "softplus", "beta")
-    if not (threshold.__class__ is float and -_F32_MAX <= threshold <= _F32_MAX):
+    if not _plain(threshold):
         threshold = _opmath(threshold, input, "softplus", "threshold")
     return _C._softplus(input, beta, threshold)
 
