@@ -203,7 +203,11 @@ const std::map<Op, EwOp>& ew_ops() {
         " A fd = F(floor)(d); if (d - fd > A(0.5)) fd += A(1); r = d == A(0) ? "
         "F(copysign)(A(0), a / b) : fd; }",
         EwOp::Floats}},
-      {Op::pow, {2, "r = F(pow)(a, b);", EwOp::Floats}},
+      {Op::pow,  // S1 != 0: a Python-number exponent, whose +-0.5 PyTorch takes as (r)sqrt
+       {2,
+        "r = S1 != A(0) && b == A(0.5)    ? F(sqrt)(a)"
+        "  : S1 != A(0) && b == A(-0.5) ? A(1) / F(sqrt)(a) : F(pow)(a, b);",
+        EwOp::Floats}},
       {Op::atan2, {2, "r = F(atan2)(a, b);", EwOp::Floats}},
       {Op::fmod, {2, "r = F(fmod)(a, b);", EwOp::Floats}},
       {Op::remainder,

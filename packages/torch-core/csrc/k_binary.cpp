@@ -155,27 +155,40 @@ struct libmvec2_kernel {
 constexpr char kAtan2[] = "atan2", kPow[] = "pow";
 
 // x ** c for float and double. A block whose exponent is one number (a Python number or a
-// broadcast tensor) of 1, 3 or 0 is a copy, x * x * x or a fill of ones, in one pass and with the
-// numbers PyTorch gives (2, 0.5, -0.5, -1 and -2 never get here: ops.cpp turns them into products,
-// sqrt, rsqrt and reciprocals); the other exponents go through glibc's vector pow.
+// broadcast tensor) that PyTorch computes without pow takes a one-pass loop of products or
+// reciprocals, with the numbers PyTorch gives; 0.5 and -0.5 are sqrt and rsqrt only for a
+// Python-number exponent (it.args[1] is 1), as in PyTorch ((-inf) ** 0.5 is then sqrt's NaN,
+// C pow's inf for a tensor exponent). The other exponents go through glibc's vector pow.
 template <class T>
 struct pow_float_kernel {
-  struct Same {
-    TC_INLINE T operator()(T x) const { return x; }
-  };
-  struct Cube {
-    TC_INLINE T operator()(T x) const { return x * x * x; }
-  };
-  struct One {  // x ** 0 is 1 for every x, NaN included (C's pow, PyTorch, NumPy)
-    TC_INLINE T operator()(T) const { return T(1); }
+  template <int E2>  // the exponent times two
+  struct Special {
+    TC_INLINE T operator()(T x) const {
+      if constexpr (E2 == 2) return x;
+      if constexpr (E2 == 4) return x * x;
+      if constexpr (E2 == 6) return x * x * x;
+      if constexpr (E2 == 1) return std::sqrt(x);
+      if constexpr (E2 == -1) return T(1) / std::sqrt(x);
+      if constexpr (E2 == -2) return T(1) / x;
+      if constexpr (E2 == -4) return T(1) / (x * x);
+      return T(1);  // x ** 0 is 1 for every x, NaN included (C's pow, PyTorch, NumPy)
+    }
   };
   static void run(ElementwiseIter& it) {
     static const VecMath v = find_vec_math2<T>(kPow);
+    const bool python_exponent = it.args[1].i != 0;
     it.for_each([&](char** d, const int64_t* s, int64_t n) {
-      const T c = s[2] == 0 ? *reinterpret_cast<const T*>(d[2]) : T(0);
-      if (s[2] == 0 && c == T(1)) return unary_loop<T>(d, s, n, Same());
-      if (s[2] == 0 && c == T(3)) return unary_loop<T>(d, s, n, Cube());
-      if (s[2] == 0 && c == T(0)) return unary_loop<T>(d, s, n, One());
+      if (s[2] == 0) {
+        const T c = *reinterpret_cast<const T*>(d[2]);
+        if (c == T(1)) return unary_loop<T>(d, s, n, Special<2>());
+        if (c == T(2)) return unary_loop<T>(d, s, n, Special<4>());
+        if (c == T(3)) return unary_loop<T>(d, s, n, Special<6>());
+        if (c == T(0.5) && python_exponent) return unary_loop<T>(d, s, n, Special<1>());
+        if (c == T(-0.5) && python_exponent) return unary_loop<T>(d, s, n, Special<-1>());
+        if (c == T(-1)) return unary_loop<T>(d, s, n, Special<-2>());
+        if (c == T(-2)) return unary_loop<T>(d, s, n, Special<-4>());
+        if (c == T(0)) return unary_loop<T>(d, s, n, Special<0>());
+      }
       if (v.fn) return libmvec2_kernel<T, PowF, kPow>::block(v, d, s, n);
       binary_loop<T>(d, s, n, PowF<T>(nullptr));
     });

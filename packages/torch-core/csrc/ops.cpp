@@ -75,32 +75,16 @@ Tensor unary(Op op, const Tensor& x, const Tensor& out) {
   return run_elementwise(spec_of(op), out, {x});
 }
 
-// x ** c for the exponents PyTorch computes without pow: x * x, sqrt, rsqrt and reciprocals
-// (faster, and the same numbers PyTorch gives; 1 and 3 are the pow kernel's own one-pass
-// loops). Undefined when c is another.
-static Tensor pow_by_products(const Tensor& x, const Tensor& c) {
-  if (!c.impl()->wrapped_number || !is_floating(x.dtype()) || c.dim() != 0) return Tensor();
-  Scalar s = item(c);
-  if (s.kind == Scalar::Complex || s.kind == Scalar::Bool) return Tensor();
-  double e = s.kind == Scalar::Float ? s.d : double(s.i);
-  if (e == 2) return binary(Op::mul, x, x);
-  if (e == 0.5) return unary(Op::sqrt, x);
-  if (e == -0.5) return unary(Op::rsqrt, x);
-  if (e == -1) return unary(Op::reciprocal, x);
-  if (e == -2) return unary(Op::reciprocal, binary(Op::mul, x, x));
-  return Tensor();
-}
-
 Tensor binary(Op op, const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha) {
-  if (op == Op::pow && !out.defined()) {
-    Tensor r = pow_by_products(a, b);
-    if (r.defined()) return r;
-  }
   if (op == Op::sub && (a.dtype() == ScalarType::Bool || b.dtype() == ScalarType::Bool))
     fail(ErrorKind::Runtime, "sub: subtraction, the `-` operator, with a bool tensor (",
          dtype_name(a.dtype()), " - ", dtype_name(b.dtype()),
          ") is not supported; to invert a mask use the `~` or logical_not() operator");
-  Tensor r = run_elementwise(spec_of(op), out, {a, b}, alpha);
+  // pow's second scalar says whether the exponent is a Python number: PyTorch then computes
+  // x ** 0.5 and x ** -0.5 as sqrt and rsqrt ((-inf) ** 0.5 is NaN), else as C's pow (inf)
+  const bool python_exponent = op == Op::pow && b.impl()->wrapped_number;
+  Tensor r =
+      run_elementwise(spec_of(op), out, {a, b}, alpha, Scalar::from_int(python_exponent ? 1 : 0));
   if (g_kernel_error.load(std::memory_order_relaxed)) raise_kernel_error(op);
   return r;
 }

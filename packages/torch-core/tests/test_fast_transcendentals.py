@@ -2,6 +2,9 @@
 error bound) and pow with the exponents PyTorch turns into products, checked against NumPy and
 SciPy in float64 and against the products themselves."""
 
+import ctypes
+import ctypes.util
+
 import numpy as np
 import pytest
 from scipy import special
@@ -94,6 +97,32 @@ def test_pow_one_and_three_strided_out_and_tensor_exponent(exponent, dtype):
             np.power(x.abs().numpy(), mixed.numpy()),
             rtol=1e-6 if dtype == torch.float32 else 1e-14,
         )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_pow_special_exponents_edge_values_follow_pytorch(dtype):
+    # a Python-number exponent of +-0.5 is sqrt/rsqrt in PyTorch ((-inf) ** 0.5 is NaN,
+    # (-0) ** 0.5 is -0); a tensor exponent is C's pow (inf, +0; NumPy's power is sqrt there).
+    # The other special exponents agree with NumPy either way; out= takes the same path.
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    libm.pow.restype, libm.pow.argtypes = ctypes.c_double, [ctypes.c_double, ctypes.c_double]
+    xs = [-float("inf"), -2.0, -0.0, 0.0, 0.5, 3.0, float("nan"), float("inf")]
+    x = torch.tensor(xs, dtype=dtype)
+    xn = x.numpy()
+    with np.errstate(all="ignore"):
+        python_number = {0.5: np.sqrt(xn), -0.5: 1 / np.sqrt(xn)}
+        for e in (0.5, -0.5, 2.0, 3.0, -1.0, -2.0, 1.0, 0.0):
+            want = python_number.get(e, np.power(xn, e))
+            np.testing.assert_array_equal(x.pow(e).numpy(), want)
+            out = torch.empty(16, dtype=dtype)[::2]
+            assert torch.pow(x, e, out=out) is out
+            np.testing.assert_array_equal(out.numpy(), want)
+            np.testing.assert_array_equal(torch.pow(x, e).numpy(), want)
+            for tensor_exponent in (torch.tensor(e, dtype=dtype), torch.full((8,), e, dtype=dtype)):
+                got = torch.pow(x, tensor_exponent).numpy()
+                c_pow = np.array([libm.pow(float(v), e) for v in xn], dtype=xn.dtype)
+                np.testing.assert_allclose(got, c_pow, rtol=2e-7, atol=0)
+                np.testing.assert_array_equal(np.signbit(got), np.signbit(c_pow))
 
 
 def test_pow_other_cases_unchanged():
