@@ -12,6 +12,7 @@ run it, optimise it, save and load it, and export it (``torch.onnx``).
 
 __version__ = "0.1.0"
 
+import contextlib
 import inspect
 import warnings
 
@@ -33,7 +34,13 @@ from torch.jit._script import (
     unused,
 )
 from torch.jit._serialization import load, save
-from torch.jit._trace import TracerWarning, TracingCheckError, is_tracing, trace_graph
+from torch.jit._trace import (
+    ModuleScopes,
+    TracerWarning,
+    TracingCheckError,
+    is_tracing,
+    trace_graph,
+)
 
 __all__ = [
     "Attribute",
@@ -105,9 +112,9 @@ def _check(graph, fn, args, kwargs, params, tol, rng):
             )
 
 
-def _trace(fn, args, kwargs, params, check_trace, strict, tol, param_tensors):
+def _trace(fn, args, kwargs, params, check_trace, strict, tol, param_tensors, scopes=None):
     rng = torch.get_rng_state()
-    graph, _ = trace_graph(fn, args, kwargs, params, strict=strict)
+    graph, _ = trace_graph(fn, args, kwargs, params, strict=strict, scopes=scopes)
     _passes.eliminate_dead_code(graph)
     from torch.jit._trace import rename
 
@@ -190,7 +197,9 @@ def trace_module(
     """Trace the methods of ``mod`` named in ``inputs`` ({method name: example inputs}).
 
     Returns a :class:`ScriptModule` sharing ``mod``'s parameters, buffers and submodules;
-    its ``forward`` (and each other traced method) runs the recorded graph."""
+    its ``forward`` (and each other traced method) runs the recorded graph. Each submodule
+    that ``forward`` ran is a ScriptModule too, its graph taken from the same run (the ops
+    of its first call), so every forward runs once, as in one eager call."""
     if not isinstance(mod, torch.nn.Module):
         raise AttributeError("expected torch.nn.Module as the first argument")
     if not isinstance(inputs, dict):
@@ -199,60 +208,50 @@ def trace_module(
     tensors = {}
     for name, t in list(mod.named_buffers()) + list(mod.named_parameters()):
         tensors.setdefault(name, t)
-    graphs = {}
-    calls = {}  # child name -> (args, kwargs) of its first call while forward is traced
+    graphs, scopes = {}, None
     for method, example in inputs.items():
         fn = mod if method == "forward" else getattr(mod, method)
         args = _as_args(example)
         kwargs = _kwargs if method == "forward" and _kwargs else {}
-        hooks = [] if method != "forward" or not _trace_children else _catch_calls(mod, calls)
-        try:
+        # the graphs of the submodules that forward calls come from the same single run
+        watch = None
+        if method == "forward" and _trace_children:
+            watch = scopes = ModuleScopes(mod, _submodules(mod), strict)
+        with watch if watch is not None else contextlib.nullcontext():
             graphs[method] = _trace(
-                fn, args, kwargs, params, check_trace, strict, check_tolerance, tensors
+                fn, args, kwargs, params, check_trace, strict, check_tolerance, tensors, watch
             )
-        finally:
-            for h in hooks:
-                h.remove()
+    return _traced_tree(mod, graphs, scopes.graphs if scopes is not None else {})
+
+
+def _submodules(mod):
+    """The submodules whose calls the trace of ``mod.forward`` records graphs for: all of
+    them, except script modules (they have their graphs) and what lies inside one."""
+    found, seen, todo = [], {id(mod)}, [mod]
+    while todo:
+        for child in todo.pop()._modules.values():
+            if child is not None and id(child) not in seen and not is_script(child):
+                seen.add(id(child))
+                found.append(child)
+                todo.append(child)
+    return found
+
+
+def _traced_tree(mod, graphs, child_graphs, made=None):
+    """The ScriptModule of ``mod``, each submodule that ran in the trace (a graph in
+    ``child_graphs``, by id) replaced by a ScriptModule of its own, down the tree, as
+    PyTorch's TracedModule (``traced.child.code``, ``traced.child(x)``); a submodule the
+    trace did not run, or could not give a graph of its own, stays the module it is. A
+    submodule reachable under several names gets one ScriptModule."""
+    made = {} if made is None else made
     traced = ScriptModule(graphs, mod)
-    for name, (args, kwargs) in calls.items():
-        traced._modules[name] = _trace_child(mod._modules[name], args, kwargs, strict)
+    for name, child in mod._modules.items():
+        graph = child_graphs.get(id(child)) if child is not None else None
+        if graph is not None:
+            if id(child) not in made:
+                made[id(child)] = _traced_tree(child, {"forward": graph}, child_graphs, made)
+            traced._modules[name] = made[id(child)]
     return traced
-
-
-def _catch_calls(mod, calls):
-    """Forward pre-hooks on ``mod``'s direct children that keep each one's first inputs."""
-
-    def catch(name):
-        def hook(child, args, kwargs):
-            calls.setdefault(name, (args, kwargs))
-
-        return hook
-
-    return [
-        child.register_forward_pre_hook(catch(name), with_kwargs=True)
-        for name, child in mod._modules.items()
-        if child is not None and not is_script(child)
-    ]
-
-
-def _trace_child(child, args, kwargs, strict):
-    """A child module traced on its own inputs (so ``traced.child.code`` and
-    ``traced.child(x)`` work as in PyTorch, each submodule a traced module of its own); its
-    buffers and the random state are put back afterwards (a second run must not move batch
-    norm statistics). A child that does not trace alone stays the module it is."""
-    saved = [(b, b.detach().clone()) for b in child.buffers()]
-    rng = torch.get_rng_state()
-    try:
-        return trace_module(
-            child, {"forward": args}, check_trace=False, strict=strict, _kwargs=kwargs
-        )
-    except Exception:  # (the parent's trace stands; this child just keeps running eagerly)
-        return child
-    finally:
-        torch.set_rng_state(rng)
-        with torch.no_grad():
-            for b, value in saved:
-                b.copy_(value)
 
 
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):

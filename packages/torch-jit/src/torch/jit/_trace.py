@@ -13,6 +13,10 @@ graph runs at another shape (ONNX export with ``dynamic_axes`` relies on it).
 
 A tensor turned into Python data (``.item()``, ``int(t)``, ``bool(t)``, ``.tolist()``) is
 frozen into the trace with a :class:`TracerWarning`.
+
+Submodules: :class:`ModuleScopes` cuts each submodule's own graph out of the same run, from
+the ops recorded between the entry and the return of its first call, so no forward runs
+twice (``traced.child`` in ``torch.jit.trace``).
 """
 
 import os
@@ -22,7 +26,7 @@ import warnings
 
 import torch
 from torch.jit import _ops
-from torch.jit._ir import Graph, Node, Value, values_in
+from torch.jit._ir import Graph, Node, Value, map_values, values_in
 
 Tensor = torch.Tensor
 _state = threading.local()
@@ -114,7 +118,9 @@ class Tracer:
     def __init__(self, params=None):
         self.graph = Graph()
         self.values = {}  # id(tensor or SymInt) -> Value
-        self.keep = []  # everything in ``values`` stays alive (ids must not be reused)
+        # Value -> the tensor or SymInt bound to it; it also keeps everything in ``values``
+        # alive (ids must not be reused)
+        self.objs = {}
         self.params = params or {}  # id(tensor) -> dotted name
         self.depth = 0
         # values computed from the data of an input or a parameter (not from shapes only):
@@ -125,7 +131,7 @@ class Tracer:
     # -------------------------------------------------------------- values
     def bind(self, obj, value):
         self.values[id(obj)] = value
-        self.keep.append(obj)
+        self.objs[value] = obj
 
     def value_of(self, obj, make_const=True):
         """The graph value of a tensor or SymInt; None for other Python data."""
@@ -396,10 +402,13 @@ def unflatten(spec, leaves):
     return spec
 
 
-def trace_graph(fn, args, kwargs=None, params=None, strict=True):
-    """Run ``fn(*args, **kwargs)`` once, recording it. Returns (graph, eager result)."""
+def trace_graph(fn, args, kwargs=None, params=None, strict=True, scopes=None):
+    """Run ``fn(*args, **kwargs)`` once, recording it. Returns (graph, eager result).
+    ``scopes`` (a :class:`ModuleScopes`) also records its submodules' graphs in that run."""
     kwargs = kwargs or {}
     tr = Tracer(params)
+    if scopes is not None:
+        scopes.tracer = tr
     leaves, spec = flatten((tuple(args), kwargs))
     g = tr.graph
     g.in_spec = spec
@@ -422,6 +431,183 @@ def trace_graph(fn, args, kwargs=None, params=None, strict=True):
         )
     g.out = _encode_result(tr, result)
     return g, result
+
+
+# ------------------------------------------------------------------ submodule graphs
+class _Scope:
+    """One open call of a watched submodule: its inputs and where its ops begin."""
+
+    __slots__ = ("module", "leaves", "inputs", "spec", "start")
+
+    def __init__(self, module, leaves, inputs, spec, start):
+        self.module, self.leaves, self.inputs, self.spec = module, leaves, inputs, spec
+        self.start = start
+
+
+class _NoGraph(Exception):
+    """A submodule call whose ops cannot make a graph of their own."""
+
+
+class ModuleScopes:
+    """The graph of each watched submodule's ``forward``, taken from the one traced run.
+
+    A forward pre-hook opens a scope when a watched module is called at the top level of
+    the trace (not from inside a recorded op) and notes the values of its tensor
+    arguments; a forward hook closes it. The nodes recorded in between are that call's
+    ops: copied with the arguments as the graph inputs, the module's own parameters and
+    buffers under their names relative to it, and any other value from outside (a
+    constant, a tensor or int the caller computed) frozen as a constant, as a trace of the
+    submodule on its own would have it. Each module keeps the graph of its first call;
+    nothing runs a second time. ``graphs`` maps ``id(module)`` to the graph."""
+
+    def __init__(self, root, modules, strict=True):
+        self.root = root
+        self.modules = {id(m): m for m in modules}
+        self.parents = {}  # id(module) -> ids of the modules (or root) holding it
+        for m in (root, *modules):
+            for child in m._modules.values():
+                if id(child) in self.modules:
+                    self.parents.setdefault(id(child), set()).add(id(m))
+        self.strict = strict
+        self.tracer = None  # set by trace_graph
+        self.graphs = {}
+        self._stack = []  # (module, _Scope or None) per call being run
+        self._handles = []
+
+    def __enter__(self):
+        for m in self.modules.values():
+            self._handles.append(m.register_forward_pre_hook(self._enter, with_kwargs=True))
+            self._handles.append(
+                m.register_forward_hook(self._exit, with_kwargs=True, prepend=True)
+            )
+        return self
+
+    def __exit__(self, *exc):
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        self._stack = []
+        return False
+
+    def _enter(self, module, args, kwargs):
+        tr = current()
+        if tr is None or tr is not self.tracer:
+            return  # (another thread, or a trace run inside this one)
+        scope = None
+        if not tr.depth and id(module) not in self.graphs and self._wanted(module):
+            leaves, spec = flatten((tuple(args), kwargs))
+            tr.depth += 1  # (what runs here is not the user's: t.shape records no size)
+            try:
+                inputs = [tr.value_of(t) for t in leaves]
+            finally:
+                tr.depth -= 1
+            scope = _Scope(module, leaves, inputs, spec, len(tr.graph.nodes))
+        self._stack.append((module, scope))
+
+    def _wanted(self, module):
+        """Whether this call's graph can be used: the module is not being recorded already
+        (a recursive call), and one of its holders is the root or has (or is getting) a
+        graph of its own, so that the module is reachable from the traced root (a
+        ModuleList is never called: its items' calls are not recorded)."""
+        recording = {id(s.module) for _, s in self._stack if s is not None}
+        if id(module) in recording:
+            return False
+        return any(
+            p == id(self.root) or p in self.graphs or p in recording
+            for p in self.parents.get(id(module), ())
+        )
+
+    def _exit(self, module, args, kwargs, result):
+        tr = current()
+        if tr is None or tr is not self.tracer:
+            return None
+        # a call that raised never reached its hook: its entry is dropped with the next one
+        while self._stack:
+            m, scope = self._stack.pop()
+            if m is module:
+                break
+        else:
+            return None
+        if scope is not None:
+            tr.depth += 1
+            try:
+                graph = self._graph(scope, result)
+            except _NoGraph:
+                graph = None
+            finally:
+                tr.depth -= 1
+            if graph is not None:
+                self.graphs[id(module)] = graph
+        return None
+
+    def _graph(self, scope, result):
+        from torch.jit import _passes
+
+        tr = self.tracer
+        if self.strict and _has_container(result):
+            return None  # (a trace of the module alone would refuse it: it stays eager)
+        try:
+            out = _encode_result(tr, result)
+        except RuntimeError:
+            return None
+        names = {}
+        for name, t in list(scope.module.named_parameters()) + list(scope.module.named_buffers()):
+            names.setdefault(id(t), name)
+        g = Graph()
+        g.in_spec = scope.spec
+        fresh = {}  # value of the run -> value of the new graph
+        for t, v in zip(scope.leaves, scope.inputs):
+            fresh[v] = Value.like(t)  # (a tensor passed twice: its last argument, as bind does)
+            g.inputs.append(fresh[v])
+        consts = []
+
+        def outside(v):
+            obj = tr.objs.get(v)
+            if isinstance(obj, Tensor) and id(obj) in names:
+                c = g.param(names[id(obj)], obj)
+            elif isinstance(obj, Tensor):
+                producer = v.node
+                if producer is not None and producer.kind == "prim::Constant":
+                    value, source = producer.attrs["value"], producer.source
+                else:
+                    if obj.grad_fn is not None:
+                        warnings.warn(
+                            TracerWarning(
+                                f"torch.jit.trace: {type(scope.module).__name__} uses a tensor "
+                                "its caller computed (not an argument) as a constant in its "
+                                "own traced graph; its value is frozen there"
+                            ),
+                            stacklevel=2,
+                        )
+                    value, source = obj.detach(), None
+                c = Value.like(obj)
+                consts.append(Node("prim::Constant", out=c, attrs={"value": value}, source=source))
+            elif isinstance(obj, int):
+                return int(obj)  # a size the caller computed: a constant here
+            else:  # (nothing the tracer made: the module keeps running eagerly)
+                raise _NoGraph(v)
+            fresh[v] = c
+            return c
+
+        def arg(v):
+            c = fresh.get(v)
+            return c if c is not None else outside(v)
+
+        def made(v):
+            c = fresh[v] = Value(v.type, v.shape, v.dtype)
+            return c
+
+        nodes = []
+        for n in tr.graph.nodes[scope.start :]:
+            args, kwargs = map_values(n.args, arg), map_values(n.kwargs, arg)
+            nodes.append(
+                Node(n.kind, args, kwargs, map_values(n.out, made), dict(n.attrs), (), n.source)
+            )
+        g.out = map_values(out, arg)
+        g.nodes = consts + nodes
+        _passes.eliminate_dead_code(g)
+        rename(g)
+        return g
 
 
 def _has_container(obj):
