@@ -59,7 +59,7 @@ TC_MULTIVERSION void softmax_rows(const T* __restrict x, T* __restrict y, int64_
   static const VecMath vexp = find_vec_math<T>("exp");
   const bool vec = std::is_same_v<T, float> && vexp.fn;
   const int64_t per = std::max<int64_t>(1, kGroup / n);
-  T mx[kGroup], tmp[kGroup];
+  T mx[kGroup], sums[kGroup];  // each row's max and (log-softmax) sum of exps
   for (int64_t r0 = 0; r0 < rows; r0 += per) {
     const int64_t m = std::min(per, rows - r0);
     const T* xg = x + r0 * n;
@@ -74,7 +74,6 @@ TC_MULTIVERSION void softmax_rows(const T* __restrict x, T* __restrict y, int64_
         for (int64_t i = 0; i < n; i++) yr[i] = fast_exp(xr[i] - mr);
     }
     if (vec) vec_apply(vexp, yg, yg, m * n);
-    T* sums = log ? tmp : nullptr;
     for (int64_t r = 0; r < m; r++) {
       T* yr = yg + r * n;
       T s = lane_sum<T>(n, [&](int64_t i) { return yr[i]; });
@@ -194,6 +193,129 @@ __attribute__((target("avx512f"))) void softmax_grad_rows_avx512(const float* g,
   }
 }
 
+// The same two row kernels on AVX2 + FMA machines (8-float registers; the tail's lanes come
+// from maskload, the masked ones -inf for the max and 0 for the sums). exp8 is exp16's
+// polynomial, so both machines give the same numbers; 2^k is two exponent-field factors
+// 2^(k/2) 2^(k - k/2), each a normal float for every k of the clamped range [-150, 128], so
+// results underflow to subnormals and overflow to inf as vscalefps makes them.
+#define TC_AVX2 __attribute__((target("avx2,fma"), always_inline)) inline
+TC_AVX2 __m256 exp8(__m256 x) {
+  const __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-104.0f)), _mm256_set1_ps(89.0f));
+  const __m256 k = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693359375f), xc);
+  r = _mm256_fnmadd_ps(k, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.0f / 720);
+  for (float c : {1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f})
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(c));
+  const __m256i ki = _mm256_cvtps_epi32(k), k1 = _mm256_srai_epi32(ki, 1);
+  const __m256i bias = _mm256_set1_epi32(127);
+  const __m256 f1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, bias), 23));
+  const __m256 f2 =
+      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(ki, k1), bias), 23));
+  const __m256 y = _mm256_mul_ps(_mm256_mul_ps(p, f1), f2);
+  return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));  // NaN stays
+}
+TC_AVX2 float hmax8(__m256 v) {
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
+}
+TC_AVX2 float hsum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+TC_AVX2 __m256i tail_mask8(int64_t count) {  // the first count (0..7) lanes set
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(count)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+__attribute__((target("avx2,fma"))) void softmax_rows_avx2(const float* x, float* y, int64_t rows,
+                                                           int64_t n, bool log) {
+  const int64_t full = n / 8 * 8;
+  const bool has_tail = full < n;
+  const __m256i tail = tail_mask8(n - full);
+  const __m256 ninf = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  for (int64_t r = 0; r < rows; r++) {
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    __m256 m = ninf;
+    for (int64_t i = 0; i < full; i += 8) m = _mm256_max_ps(m, _mm256_loadu_ps(xr + i));
+    if (has_tail)
+      m = _mm256_max_ps(m, _mm256_blendv_ps(ninf, _mm256_maskload_ps(xr + full, tail),
+                                            _mm256_castsi256_ps(tail)));
+    const __m256 mx = _mm256_set1_ps(hmax8(m));  // a NaN's exp makes its row NaN below
+    __m256 s = _mm256_setzero_ps();
+    for (int64_t i = 0; i < full; i += 8) {
+      const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(xr + i), mx));
+      if (!log) _mm256_storeu_ps(yr + i, e);
+      s = _mm256_add_ps(s, e);
+    }
+    if (has_tail) {
+      const __m256 e = _mm256_and_ps(exp8(_mm256_sub_ps(_mm256_maskload_ps(xr + full, tail), mx)),
+                                     _mm256_castsi256_ps(tail));
+      if (!log) _mm256_maskstore_ps(yr + full, tail, e);
+      s = _mm256_add_ps(s, e);
+    }
+    const float sum = hsum8(s);
+    if (log) {  // (x - max) - log(sum)
+      const __m256 ls = _mm256_set1_ps(std::log(sum));
+      for (int64_t i = 0; i < full; i += 8)
+        _mm256_storeu_ps(yr + i, _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(xr + i), mx), ls));
+      if (has_tail)
+        _mm256_maskstore_ps(
+            yr + full, tail,
+            _mm256_sub_ps(_mm256_sub_ps(_mm256_maskload_ps(xr + full, tail), mx), ls));
+    } else {
+      const __m256 inv = _mm256_set1_ps(1.0f / sum);
+      for (int64_t i = 0; i < full; i += 8)
+        _mm256_storeu_ps(yr + i, _mm256_mul_ps(_mm256_loadu_ps(yr + i), inv));
+      if (has_tail)
+        _mm256_maskstore_ps(yr + full, tail,
+                            _mm256_mul_ps(_mm256_maskload_ps(yr + full, tail), inv));
+    }
+  }
+}
+
+TC_AVX2 __m256 grad8(__m256 g, __m256 y, __m256 s, bool log) {
+  return log ? _mm256_fnmadd_ps(exp8(y), s, g) : _mm256_mul_ps(y, _mm256_sub_ps(g, s));
+}
+
+__attribute__((target("avx2,fma"))) void softmax_grad_rows_avx2(const float* g, const float* y,
+                                                                float* o, int64_t rows, int64_t n,
+                                                                bool log) {
+  const int64_t full = n / 8 * 8;
+  const bool has_tail = full < n;
+  const __m256i tail = tail_mask8(n - full);
+  for (int64_t r = 0; r < rows; r++) {
+    const float *gr = g + r * n, *yr = y + r * n;
+    float* orow = o + r * n;
+    __m256 s = _mm256_setzero_ps();
+    for (int64_t i = 0; i < full; i += 8) {
+      const __m256 gv = _mm256_loadu_ps(gr + i);
+      s = log ? _mm256_add_ps(s, gv) : _mm256_fmadd_ps(gv, _mm256_loadu_ps(yr + i), s);
+    }
+    if (has_tail) {
+      const __m256 gv = _mm256_maskload_ps(gr + full, tail);
+      s = log ? _mm256_add_ps(s, gv) : _mm256_fmadd_ps(gv, _mm256_maskload_ps(yr + full, tail), s);
+    }
+    const __m256 sv = _mm256_set1_ps(hsum8(s));
+    for (int64_t i = 0; i < full; i += 8)
+      _mm256_storeu_ps(orow + i, grad8(_mm256_loadu_ps(gr + i), _mm256_loadu_ps(yr + i), sv, log));
+    if (has_tail)
+      _mm256_maskstore_ps(
+          orow + full, tail,
+          grad8(_mm256_maskload_ps(gr + full, tail), _mm256_maskload_ps(yr + full, tail), sv, log));
+  }
+}
+
+bool has_avx2_fma() {
+  static const bool yes =
+      (__builtin_cpu_init(), __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+  return yes;
+}
+
 // m <= kCols columns (stride st between rows) of n rows.
 template <class T>
 TC_MULTIVERSION void softmax_block(const T* __restrict x, T* __restrict y, int64_t n, int64_t m,
@@ -277,6 +399,8 @@ void softmax_cpu(const RowShape& r, const Tensor& xt, const Tensor& yt, bool log
     for_row_ranges(r, [&](int64_t o, int64_t m) {
       if constexpr (std::is_same_v<T, float>)
         if (has_avx512()) return softmax_rows_avx512(x + o * r.n, y + o * r.n, m, r.n, log);
+      if constexpr (std::is_same_v<T, float>)
+        if (has_avx2_fma()) return softmax_rows_avx2(x + o * r.n, y + o * r.n, m, r.n, log);
       softmax_rows(x + o * r.n, y + o * r.n, m, r.n, log);
     });
     return;
@@ -297,6 +421,11 @@ void softmax_backward_cpu(const RowShape& r, const Tensor& gt, const Tensor& yt,
       if (has_avx512())
         return for_row_ranges(r, [&](int64_t o, int64_t m) {
           softmax_grad_rows_avx512(g + o * r.n, y + o * r.n, gx + o * r.n, m, r.n, log);
+        });
+    if constexpr (std::is_same_v<T, float>)
+      if (has_avx2_fma())
+        return for_row_ranges(r, [&](int64_t o, int64_t m) {
+          softmax_grad_rows_avx2(g + o * r.n, y + o * r.n, gx + o * r.n, m, r.n, log);
         });
     for_rows(r, [&](int64_t off) { softmax_grad_row(g + off, y + off, gx + off, r.n, log); });
     return;
