@@ -302,11 +302,16 @@ def __getattr__(name):
         return _packages.import_submodule(__name__, name)
     if name == "vmap":  # torch.vmap is torch.func.vmap (torch-autograd)
         return _packages.import_submodule(__name__, "func").vmap
+    if name == "ops":  # torch.ops.<namespace>.<op> (torch._ops), made on first use
+        from torch._ops import ops
+
+        globals()["ops"] = ops
+        return ops
     raise AttributeError(f"module 'torch' has no attribute '{name}'")
 
 
 def __dir__():
-    return sorted(set(globals()) | _LAZY_SUBMODULES)
+    return sorted(set(globals()) | _LAZY_SUBMODULES | {"ops"})
 
 
 del _openblas, _os

@@ -10,6 +10,10 @@ Perfetto, TensorBoard). Individual tensor ops are not timed: mark the code of in
 ``record_function``. With no profiler active a ``record_function`` range costs one list test,
 and nothing else in torch looks at the profiler.
 
+``torch.ops.profiler._record_function_enter(name)`` (a uint8 handle tensor) or
+``_record_function_enter_new(name)`` (a ``_RecordFunction``) opens the same range, and
+``torch.ops.profiler._record_function_exit(handle)`` ends it (torch.fx graphs call them).
+
 ``schedule(wait=, warmup=, active=, repeat=, skip_first=)`` and ``prof.step()`` profile only
 some steps of a loop; ``on_trace_ready`` (e.g. ``tensorboard_trace_handler(dir)``) is called
 at the end of each active span. Arguments that need a device or a tracer this build does not
@@ -23,6 +27,7 @@ import json
 import os
 import threading
 import time
+import weakref
 
 __all__ = [
     "EventList",
@@ -116,6 +121,112 @@ class record_function(contextlib.ContextDecorator):  # noqa: N801  (PyTorch's na
                 prof._events.append(FunctionEvent(self.name, self._start, end, tid))
         self._start = None
         return False
+
+
+# ---------------------------------------------------------------------------------------
+# torch.ops.profiler._record_function_enter / _enter_new / _exit: a record_function opened
+# and closed by two calls (what torch.fx graphs and PyTorch's own record_function call).
+class _RecordFunction:
+    """The handle ``torch.ops.profiler._record_function_enter_new`` returns (PyTorch's
+    ``torch.classes.profiler._RecordFunction``): an open :class:`record_function` range,
+    ended by ``_record_function_exit`` or, if never ended, when the handle is dropped."""
+
+    __slots__ = ("_rf", "__weakref__")
+
+    def __init__(self, name, args=None):
+        self._rf = record_function(name, args)
+        self._rf.__enter__()
+
+    def _end(self):
+        rf, self._rf = self._rf, None
+        if rf is not None:  # (a second exit ends nothing, as in PyTorch)
+            rf.__exit__(None, None, None)
+
+    def __del__(self):
+        try:
+            self._end()
+        except Exception:  # (at interpreter exit the module may be half torn down)
+            pass
+
+    def __repr__(self):
+        what = f"{self._rf.name!r} open" if self._rf is not None else "ended"
+        return f"<torch.profiler._RecordFunction {what}>"
+
+
+def _check_str(op, arg, value, optional=False):
+    if isinstance(value, str) or (optional and value is None):
+        return
+    want = "str?" if optional else "str"
+    raise RuntimeError(
+        f"profiler::{op}() Expected a value of type '{want}' for argument '{arg}' but "
+        f"instead found type '{type(value).__name__}'."
+    )
+
+
+def _record_function_enter_new(name, args=None):
+    """Open a ``record_function(name, args)`` range; returns its :class:`_RecordFunction`."""
+    _check_str("_record_function_enter_new", "name", name)
+    _check_str("_record_function_enter_new", "args", args, optional=True)
+    return _RecordFunction(name, args)
+
+
+_handles = {}  # key (the bytes of a handle tensor) -> _RecordFunction not yet ended
+_last_key = [0]  # the keys handed out are 1.._last_key[0]
+_keys_lock = threading.Lock()
+_HANDLE_BYTES = 8
+
+
+def _record_function_enter(name, args=None):
+    """Open a ``record_function(name, args)`` range; returns a handle tensor (uint8, as
+    PyTorch's) for ``_record_function_exit``. Dropping the handle ends the range."""
+    import torch
+
+    _check_str("_record_function_enter", "name", name)
+    _check_str("_record_function_enter", "args", args, optional=True)
+    with _keys_lock:
+        _last_key[0] += 1
+        key = _last_key[0]
+    handle = torch.tensor(list(key.to_bytes(_HANDLE_BYTES, "little")), dtype=torch.uint8)
+    _handles[key] = _RecordFunction(name, args)
+    weakref.finalize(handle, _end_handle, key)
+    return handle
+
+
+def _end_handle(key):
+    rec = _handles.pop(key, None)
+    if rec is not None:
+        rec._end()
+
+
+def _record_function_exit(handle):
+    """End the range of a handle from ``_record_function_enter`` (a tensor)."""
+    import torch
+
+    if not isinstance(handle, torch.Tensor):
+        raise RuntimeError(
+            "profiler::_record_function_exit() Expected a value of type 'Tensor' for argument "
+            f"'handle' but instead found type '{type(handle).__name__}'."
+        )
+    key = None
+    if handle.dtype == torch.uint8 and tuple(handle.shape) == (_HANDLE_BYTES,):
+        key = int.from_bytes(bytes(handle.tolist()), "little")
+    if key is None or not 0 < key <= _last_key[0]:
+        raise RuntimeError(
+            "profiler::_record_function_exit(): the tensor is not a handle returned by "
+            "torch.ops.profiler._record_function_enter"
+        )
+    _end_handle(key)  # (already ended: nothing, as in PyTorch)
+
+
+def _record_function_exit_record(record):
+    """End the range of a :class:`_RecordFunction` from ``_record_function_enter_new``."""
+    if not isinstance(record, _RecordFunction):
+        raise RuntimeError(
+            "profiler::_record_function_exit() Expected a value of type "
+            "'__torch__.torch.classes.profiler._RecordFunction' for argument 'record' but "
+            f"instead found type '{type(record).__name__}'."
+        )
+    record._end()
 
 
 class FunctionEvent:

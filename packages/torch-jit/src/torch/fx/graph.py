@@ -14,6 +14,7 @@ import operator
 import re
 
 import torch
+from torch._ops import OpOverload, OpOverloadPacket
 from torch.fx.node import Node, _fmt, map_arg
 
 __all__ = ["Graph", "PythonCode"]
@@ -320,6 +321,8 @@ class _CodeGen:
         return name
 
     def fn_expr(self, fn):
+        if isinstance(fn, (OpOverloadPacket, OpOverload)):
+            return f"torch.ops.{fn}"  # torch.ops.profiler._record_function_exit(.default)
         name = getattr(fn, "__name__", None)
         if getattr(builtins, name or "", None) is fn:
             return name

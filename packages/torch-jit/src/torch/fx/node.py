@@ -9,6 +9,8 @@ dicts, slices and constants in which other nodes stand for their values; ``users
 kept up to date whenever ``args``/``kwargs`` change.
 """
 
+from torch._ops import OpOverload, OpOverloadPacket
+
 __all__ = ["Node", "map_arg", "map_aggregate"]
 
 
@@ -193,6 +195,8 @@ _SIDE_EFFECTS = set()
 
 
 def _callable_name(fn):
+    if isinstance(fn, (OpOverloadPacket, OpOverload)):
+        return f"torch.ops.{fn}"  # (as PyTorch prints an operator)
     mod = getattr(fn, "__module__", None) or ""
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
     if mod in ("torch._C", "torch._shape_ops") or (type(fn).__name__ == "_GradGate"):
