@@ -34,6 +34,7 @@ DOTTED = [
     "cuda.amp",
     "fft",
     "func",
+    "fx",
     "hub",
     "linalg",
     "multiprocessing",
@@ -160,6 +161,7 @@ def test_hints_name_the_local_packages_a_package_needs():
     assert install_command("torch-legacy") == "pip install ./packages/torch-legacy"
     assert "'torch-multiprocessing'" in missing_message("torch.utils.data")
     assert "'torch-legacy'" in missing_message("torch.utils.serialization")
+    assert "'torch-jit'" in missing_message("torch.fx")
 
 
 @pytest.mark.ours_only
@@ -176,7 +178,7 @@ def test_with_only_torch_core_on_the_path():
     code = """
 import json, torch
 out = {"cuda": torch.cuda.is_available(), "has_nn": hasattr(torch, "nn")}
-for name in ("nn", "optim"):
+for name in ("nn", "optim", "fx"):
     try:
         __import__("torch." + name)
     except ImportError as e:
@@ -185,6 +187,11 @@ try:
     torch.utils.data
 except AttributeError as e:
     out["data"] = str(e)
+out["has_fx"] = hasattr(torch, "fx")
+try:
+    torch.fx
+except AttributeError as e:
+    out["fx_attr"] = str(e)
 try:
     torch.ones(2, requires_grad=True)
 except Exception as e:
@@ -195,6 +202,10 @@ print(json.dumps(out))
     assert out["cuda"] is False and out["has_nn"] is False
     assert "pip install ./packages/torch-autograd ./packages/torch-nn" in out["nn"]
     assert "pip install ./packages/torch-autograd ./packages/torch-optim" in out["optim"]
+    # torch.fx ships in torch-jit
+    assert out["has_fx"] is False
+    assert "'torch-jit'" in out["fx"] and "./packages/torch-jit" in out["fx"]
+    assert "'torch-jit'" in out["fx_attr"]
     assert "'torch-multiprocessing'" in out["data"] and "./packages/" in out["data"]
     assert "pip install ./packages/torch-autograd" in out["autograd"]
 

@@ -280,6 +280,7 @@ _LAZY_SUBMODULES = frozenset(
         "fft",
         "func",
         "functional",
+        "fx",
         "hub",
         "jit",
         "legacy",

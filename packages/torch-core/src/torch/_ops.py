@@ -14,6 +14,41 @@ import types
 __all__ = ["OpOverload", "OpOverloadPacket", "ops"]
 
 
+def _overloaded_args(args, kwargs):
+    """The arguments (also inside a list or tuple argument) whose type defines
+    ``__torch_function__`` (a ``torch.fx`` Proxy, a tensor-like), in order, one per type,
+    a subclass before its base class: the ones an operator call hands itself to."""
+    found = []
+
+    def visit(a):
+        if hasattr(type(a), "__torch_function__") and not any(type(b) is type(a) for b in found):
+            at = next((i for i, b in enumerate(found) if issubclass(type(a), type(b))), len(found))
+            found.insert(at, a)
+
+    for a in (*args, *kwargs.values()):
+        if type(a) in (list, tuple):
+            for b in a:
+                visit(b)
+        else:
+            visit(a)
+    return found
+
+
+def _torch_function(op, overloaded, args, kwargs):
+    """The ``__torch_function__`` protocol: each overloaded argument's type in turn is asked
+    to run ``op``; NotImplemented passes to the next, and when all decline it is a
+    TypeError."""
+    types_ = tuple(type(a) for a in overloaded)
+    for a in overloaded:
+        result = type(a).__torch_function__(op, types_, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    raise TypeError(
+        f"no implementation found for 'torch.ops.{op}' on types that implement "
+        f"__torch_function__: {list(types_)}"
+    )
+
+
 class OpOverload:
     """One overload of an operator (``torch.ops.profiler._record_function_exit.default``)."""
 
@@ -44,6 +79,9 @@ class OpOverload:
         return self._overloadpacket._namespace
 
     def __call__(self, *args, **kwargs):
+        overloaded = _overloaded_args(args, kwargs)
+        if overloaded:
+            return _torch_function(self, overloaded, args, kwargs)
         return self._op(*args, **kwargs)
 
     def __deepcopy__(self, memo=None):
@@ -96,8 +134,11 @@ class OpOverloadPacket:
         )
 
     def __call__(self, *args, **kwargs):
+        overloaded = _overloaded_args(args, kwargs)
+        if overloaded:
+            return _torch_function(self, overloaded, args, kwargs)
         overload = self._select(*args, **kwargs) if self._select else "default"
-        return self._overloads[overload](*args, **kwargs)
+        return self._overloads[overload]._op(*args, **kwargs)
 
     def __deepcopy__(self, memo=None):
         return self

@@ -24,6 +24,7 @@ SUBPACKAGES = {
     "distributed": "torch-distributed",
     "jit": "torch-jit",
     "onnx": "torch-jit",
+    "fx": "torch-jit",
 }
 # modules under a torch-core package that another wheel ships
 _EXTRA = {

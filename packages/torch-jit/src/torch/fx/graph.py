@@ -80,10 +80,19 @@ class PythonCode:
         self.globals = globals
 
 
-def _target_name(fn):
-    """Short name a node calling ``fn`` gets: ``add``, ``relu``, ``sigmoid_lowp``."""
-    name = getattr(fn, "__name__", None) or type(fn).__name__
-    return re.sub(r"^_+|[^0-9a-zA-Z_]", "", name.split(".")[-1]) or "fn"
+def _target_name(target):
+    """The name a node gets from its target, as in PyTorch: a callable's ``__name__``, a
+    string target without its dunder underscores (``__mul__`` -> ``mul``), in snake case
+    (``MyFn`` -> ``my_fn``, ``myMod.subMod`` -> ``my_mod_sub_mod``)."""
+    if isinstance(target, str):
+        name = target
+        if len(name) > 4 and name.startswith("__") and name.endswith("__"):
+            name = name[2:-2]
+    else:
+        name = getattr(target, "__name__", None)
+        if not isinstance(name, str):
+            name = type(target).__name__
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower()
 
 
 class Graph:
@@ -106,16 +115,7 @@ class Graph:
     def create_node(self, op, target, args=None, kwargs=None, name=None, type_expr=None):
         """Insert a new node at the current insertion point and return it."""
         if name is None:
-            if op in ("placeholder",):
-                name = target
-            elif op in ("get_attr", "call_module"):
-                name = target.replace(".", "_")
-            elif op == "call_method":
-                name = target
-            elif op == "output":
-                name = "output"
-            else:
-                name = _target_name(target)
+            name = "output" if op == "output" else _target_name(target)
         node = Node(self, self._names.create(name), op, target, args or (), kwargs or {}, type_expr)
         self._insert(node)
         self._len += 1
@@ -413,14 +413,18 @@ class _CodeGen:
         for node in nodes:
             if node.op == "placeholder":
                 params.append(
-                    node.name if not node.args else f"{node.name} = {self.arg(node.args[0])}"
+                    node.target if not node.args else f"{node.target} = {self.arg(node.args[0])}"
                 )
+                if node.name != node.target:  # (the node's name differs: `my_x = myX`)
+                    body.append(f"{node.name} = {node.target}")
                 continue
             if node.op == "output":
                 body.append(f"return {self.arg(node.args[0])}")
                 continue
             line = f"{node.name} = {self.call(node)}"
             dead = [v.name for v in dies_at.get(node, ())]
+            if not node.users:  # a result nothing reads goes at once too
+                dead.append(node.name)
             if dead:
                 line += ";  " + " = ".join(dead) + " = None"
             body.append(line)

@@ -9,6 +9,8 @@ dicts, slices and constants in which other nodes stand for their values; ``users
 kept up to date whenever ``args``/``kwargs`` change.
 """
 
+import builtins
+
 from torch._ops import OpOverload, OpOverloadPacket
 
 __all__ = ["Node", "map_arg", "map_aggregate"]
@@ -180,7 +182,7 @@ class Node:
     def format_node(self):
         """One line describing this node, as in ``str(graph)``."""
         if self.op == "output":
-            return f"return {_fmt(self._args[0])}"
+            return f"return {self._args[0]}"  # (the value's own str, nodes by name)
         target = self.target if isinstance(self.target, str) else _callable_name(self.target)
         head = f"%{self.name} : [num_users={len(self.users)}] = {self.op}[target={target}]"
         if self.op in ("placeholder", "get_attr"):
@@ -195,13 +197,63 @@ _SIDE_EFFECTS = set()
 
 
 def _callable_name(fn):
+    """The dotted name a graph printout gives a function, as PyTorch's: ``torch.relu``,
+    ``torch.nn.functional.softmax``, ``torch.Tensor.add``, ``operator.add``, ``builtins.len``."""
     if isinstance(fn, (OpOverloadPacket, OpOverload)):
         return f"torch.ops.{fn}"  # (as PyTorch prints an operator)
+    name = getattr(fn, "__name__", None)
+    if not isinstance(name, str):
+        return repr(fn)
     mod = getattr(fn, "__module__", None) or ""
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
-    if mod in ("torch._C", "torch._shape_ops") or (type(fn).__name__ == "_GradGate"):
-        mod = "torch"
-    return f"{mod}.{name}" if mod else name
+    if mod == "builtins" or getattr(builtins, name, None) is fn:
+        return f"builtins.{name}"
+    if mod == "_operator":
+        return f"operator.{name}"
+    public = _public_space(fn, name, mod)
+    if public is not None:
+        return f"{public}.{name}"
+    qualname = getattr(fn, "__qualname__", None) or name
+    if not qualname.replace(".", "_").isidentifier():
+        qualname = name
+    return f"{mod}.{qualname}" if mod else qualname
+
+
+def _public_space(fn, name, mod):
+    """Which public namespace ``fn`` is reached from under its ``__name__`` (our functions
+    live in private modules, or are built-ins of ``torch._C``), or None."""
+    import sys
+
+    import torch
+
+    def holds(space):
+        if space is None:
+            return False
+        got = getattr(space, name, None)
+        return got is fn or getattr(got, "__wrapped__", None) is fn
+
+    if not mod.startswith("torch"):
+        return None
+    if mod.split(".")[-1][:1] != "_" and holds(sys.modules.get(mod)):
+        return mod  # a public module that has it: torch.nn.functional.linear, torch.linalg.norm
+    spaces = [("torch.functional", getattr(torch, "functional", None))]
+    torch_first = [
+        ("torch", torch),
+        ("torch.nn.functional", sys.modules.get("torch.nn.functional")),
+    ]
+    if mod.startswith(("torch._nn", "torch.nn")):  # F's own functions (F.softmax is torch.softmax)
+        torch_first.reverse()
+    spaces += torch_first
+    spaces += [
+        (f"torch.{sub}", sys.modules.get(f"torch.{sub}")) for sub in ("linalg", "special", "fft")
+    ]
+    for label, space in spaces:
+        if label == "torch.functional" and name not in getattr(space, "__all__", ()):
+            continue
+        if holds(space):
+            return label
+    if holds(torch.Tensor):
+        return "torch.Tensor"
+    return None
 
 
 def _fmt(a):

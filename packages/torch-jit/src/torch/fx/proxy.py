@@ -86,6 +86,12 @@ def _find_proxy(items):
 def _namespaces():
     from torch.nn import functional as F
 
+    for name in getattr(F, "_CORE_KERNELS", ()):  # (F's core kernels are looked up lazily)
+        if name not in vars(F):
+            try:
+                getattr(F, name)
+            except (AttributeError, NotImplementedError):
+                pass
     spaces = [torch, F]
     for sub in ("linalg", "special", "fft"):
         mod = sys.modules.get("torch." + sub)
@@ -316,6 +322,23 @@ class Proxy:
 
     def keys(self):
         return self.tracer.keys(self)
+
+    @classmethod
+    def __torch_function__(cls, orig_method, types, args=(), kwargs=None):
+        """A call that hands itself to its proxy arguments (``torch.ops.<ns>.<op>(proxy)``)
+        becomes a ``call_function`` node on it, as in PyTorch."""
+        kwargs = kwargs or {}
+        tracers = []
+
+        def find(a):
+            if isinstance(a, Proxy) and a.tracer not in tracers:
+                tracers.append(a.tracer)
+            return a
+
+        map_aggregate((args, kwargs), find)
+        if len(tracers) > 1:
+            raise RuntimeError(f"torch.fx: {orig_method} was called with proxies of two tracers")
+        return tracers[0].create_proxy("call_function", orig_method, args, kwargs)
 
     def __deepcopy__(self, memo):
         return Proxy(self.node, self.tracer)

@@ -22,8 +22,14 @@ class _Pointwise(Module):
     public one), name them in ``_shown`` and write ``forward``; extra_repr prints them as
     ``name=value``, then ``inplace=True`` when set (PyTorch's order)."""
 
-    function = None  # a staticmethod of torch.nn.functional's, per subclass
+    _function = None  # the name of its torch.nn.functional function, per subclass
     _shown = ()
+
+    @property
+    def function(self):
+        # looked up on each call, so that what replaces F's functions (torch.fx's tracing
+        # stand-ins, a user's patch) sees the call, as with PyTorch's `F.<name>(...)`
+        return getattr(F, self._function)
 
     def __init__(self, inplace=False):
         super().__init__()
@@ -71,7 +77,8 @@ class _DimActivation(Module):
 class _Shrink(Module):
     """``function(input, lambd)`` (Hardshrink, Softshrink); extra_repr is lambd alone."""
 
-    function = None
+    _function = None
+    function = _Pointwise.function
 
     def __init__(self, lambd=0.5):
         super().__init__()
@@ -101,7 +108,7 @@ class ReLU(_Pointwise):
     """y = max(0, x)."""
 
     def forward(self, input):
-        return input.relu_() if self.inplace else torch.relu(input)
+        return F.relu(input, inplace=self.inplace)
 
 
 class RReLU(_Pointwise):
@@ -169,7 +176,7 @@ class Tanh(Module):
 class Hardsigmoid(_Pointwise):
     """y = relu6(x + 3) / 6."""
 
-    function = staticmethod(F.hardsigmoid)
+    _function = "hardsigmoid"
 
     def extra_repr(self):  # PyTorch prints no inplace flag for this one
         return ""
@@ -178,19 +185,19 @@ class Hardsigmoid(_Pointwise):
 class SiLU(_Pointwise):
     """y = x * sigmoid(x) (also called swish)."""
 
-    function = staticmethod(F.silu)
+    _function = "silu"
 
 
 class Mish(_Pointwise):
     """y = x * tanh(softplus(x))."""
 
-    function = staticmethod(F.mish)
+    _function = "mish"
 
 
 class Hardswish(_Pointwise):
     """y = x * relu6(x + 3) / 6."""
 
-    function = staticmethod(F.hardswish)
+    _function = "hardswish"
 
     def extra_repr(self):  # PyTorch prints no inplace flag for this one
         return ""
@@ -199,19 +206,19 @@ class Hardswish(_Pointwise):
 class ELU(_AlphaPointwise):
     """y = x if x > 0 else alpha * (exp(x) - 1)."""
 
-    function = staticmethod(F.elu)
+    _function = "elu"
 
 
 class CELU(_AlphaPointwise):
     """y = x if x > 0 else alpha * (exp(x / alpha) - 1)."""
 
-    function = staticmethod(F.celu)
+    _function = "celu"
 
 
 class SELU(_Pointwise):
     """y = scale * elu(x, alpha), with the self-normalising constants."""
 
-    function = staticmethod(F.selu)
+    _function = "selu"
 
 
 class GLU(Module):
@@ -245,7 +252,7 @@ class GELU(Module):
 class Hardshrink(_Shrink):
     """``y = x`` where ``|x| > lambd``, else 0."""
 
-    function = staticmethod(F.hardshrink)
+    _function = "hardshrink"
 
 
 class LeakyReLU(_Pointwise):
@@ -285,7 +292,7 @@ class Softplus(Module):
 class Softshrink(_Shrink):
     """y = x - lambd where x > lambd, x + lambd where x < -lambd, else 0."""
 
-    function = staticmethod(F.softshrink)
+    _function = "softshrink"
 
 
 class PReLU(Module):

@@ -95,7 +95,11 @@ class Bilinear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input1, input2):
-        if input1.shape[-1] != self.in1_features or input2.shape[-1] != self.in2_features:
+        if (  # (tensors: a torch.fx Proxy records the call as it is)
+            isinstance(input1, torch.Tensor)
+            and isinstance(input2, torch.Tensor)
+            and (input1.shape[-1] != self.in1_features or input2.shape[-1] != self.in2_features)
+        ):
             raise RuntimeError(
                 f"{self!r}: expected inputs with last dimensions {self.in1_features} and "
                 f"{self.in2_features}, got shapes {list(input1.shape)} and {list(input2.shape)}"

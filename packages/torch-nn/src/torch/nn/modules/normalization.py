@@ -45,7 +45,12 @@ class LayerNorm(Module):
 
     def forward(self, input):
         n = len(self.normalized_shape)
-        if tuple(input.shape[input.dim() - n :]) != self.normalized_shape or input.dim() < n:
+        if (
+            isinstance(input, torch.Tensor)
+            and (  # (not a torch.fx Proxy: F checks then)
+                tuple(input.shape[input.dim() - n :]) != self.normalized_shape or input.dim() < n
+            )
+        ):
             raise RuntimeError(
                 f"{self!r}: expected input with shape [*, "
                 f"{', '.join(map(str, self.normalized_shape))}], got {list(input.shape)}"
@@ -93,7 +98,9 @@ class GroupNorm(Module):
                 init.zeros_(self.bias)
 
     def forward(self, input):
-        if input.dim() < 2 or input.shape[1] != self.num_channels:
+        if isinstance(input, torch.Tensor) and (
+            input.dim() < 2 or input.shape[1] != self.num_channels
+        ):
             raise RuntimeError(
                 f"{self!r}: expected input of shape [N, {self.num_channels}, *], got "
                 f"{list(input.shape)}"
