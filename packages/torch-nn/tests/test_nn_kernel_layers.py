@@ -688,4 +688,4 @@ def test_batch_norm_output_is_its_own_tensor_so_inplace_relu_keeps_a_plain_graph
     y = m(torch.randn(2, 3, 8, 8))
     assert y._base is None
     assert type(y.grad_fn).__name__ == "ReluBackward0"
-    assert type(y.grad_fn.next_functions[0][0]).__name__ == "BatchNormBackward0"
+    assert type(y.grad_fn.next_functions[0][0]).__name__ == "NativeBatchNormBackward0"

@@ -314,9 +314,10 @@ def _loss_grads(kind, g, x, y, weight, pos_weight, reduction, p, need_x, need_y)
 
 
 # ---------------------------------------------------------------- batch_norm
-class BatchNormBackward0(Formula):
+class NativeBatchNormBackward0(Formula):
     """batch_norm on (N, C, *) -> (out, mean, invstd); mean and invstd are internal (the
-    Python function returns only out) and get no gradient of their own."""
+    Python function returns only out) and get no gradient of their own. (Named as PyTorch's
+    CPU batch norm node.)"""
 
     names = ("_batch_norm",)
     multi_output = True

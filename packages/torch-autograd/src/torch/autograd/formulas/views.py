@@ -15,17 +15,37 @@ class _View(Formula):
 
 
 class ViewBackward0(_View):
-    names = ("view", "view_as", "flatten", "unsqueeze", "squeeze")
+    names = ("view", "view_as", "unsqueeze", "squeeze")
 
     def backward(self, g):
         return (g.reshape(self.shape),)
 
 
 class ReshapeAliasBackward0(ViewBackward0):
-    """reshape: a view when the strides allow it, else a copy (then no ``_base``)."""
+    """reshape and flatten: a view when the strides allow it, else a copy (then no
+    ``_base``, and in-place changes to it leave the input's history alone). The node
+    is named as in PyTorch by what reshape did: ``ViewBackward0`` for a view,
+    ``UnsafeViewBackward0`` for a copy."""
 
-    names = ("reshape", "reshape_as")
+    names = ("reshape", "reshape_as", "flatten")  # (flatten is a reshape)
     view = "maybe"
+
+    def save(self, out, x, *args, **kwargs):
+        self.shape = tuple(x.shape)
+        self.__class__ = _ReshapeView if out._storage_ptr() == x._storage_ptr() else _ReshapeCopy
+        return (x,)
+
+
+class _ReshapeView(ReshapeAliasBackward0):
+    names = ()  # (not a formula of its own: what a reshape node that made a view becomes)
+
+
+class _ReshapeCopy(ReshapeAliasBackward0):
+    names = ()
+
+
+_ReshapeView.__name__ = _ReshapeView.__qualname__ = "ViewBackward0"
+_ReshapeCopy.__name__ = _ReshapeCopy.__qualname__ = "UnsafeViewBackward0"
 
 
 class AliasBackward0(_View):
