@@ -118,7 +118,15 @@ class Node:
                     f"Inference tensors cannot be saved for backward ({self.name()}). To work "
                     "around you can make a clone to get a normal tensor and use it in autograd."
                 )
-        self._saved = tuple(_Saved(t, self) if isinstance(t, Tensor) else t for t in tensors)
+        order = self.pack_order
+        if order is None:
+            self._saved = tuple(_Saved(t, self) if isinstance(t, Tensor) else t for t in tensors)
+            return
+        saved = list(tensors)
+        for i in order:  # (the pack hooks run in this order)
+            if isinstance(saved[i], Tensor):
+                saved[i] = _Saved(saved[i], self)
+        self._saved = tuple(saved)
 
     @property
     def saved_tensors(self):
@@ -131,12 +139,24 @@ class Node:
                 f"to backward through the graph a second time or if you need to access saved "
                 f"tensors after calling backward."
             )
-        return tuple([s.unpack(self) if type(s) is _Saved else s for s in self._saved])
+        order = self.pack_order
+        if order is None:
+            return tuple([s.unpack(self) if type(s) is _Saved else s for s in self._saved])
+        out = list(self._saved)
+        for i in order:  # (and the unpack hooks in this one)
+            if type(out[i]) is _Saved:
+                out[i] = out[i].unpack(self)
+        return tuple(out)
 
     def _release(self):
         if self._saved:
             self._saved = ()
             self._released = True
+
+    # The order in which save_for_backward's tensors are packed and unpacked (what saved
+    # tensors hooks see), as indices into its arguments, all of them; None: as given. Set
+    # where PyTorch's node saves in another order (mul saves ``other`` before ``self``).
+    pack_order = None
 
     # PyTorch's names for what a node saved: ``_saved_self``, ``_saved_other``,
     # ``_saved_result``, ... (the unpacked tensor or the number) and ``_raw_saved_<name>`` (a

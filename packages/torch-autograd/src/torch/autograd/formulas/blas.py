@@ -9,6 +9,7 @@ def _conj(*ts):
 
 
 class MmBackward0(Formula):
+    pack_order = (1, 0)  # (PyTorch packs the second operand first)
     names = ("mm",)
     saved_names = ("self", "mat2")
 
@@ -29,6 +30,7 @@ def self_needs(t):
 
 
 class BmmBackward0(Formula):
+    pack_order = (1, 0)  # (PyTorch packs the second operand first)
     names = ("bmm",)
     saved_names = ("self", "mat2")
 
@@ -75,6 +77,7 @@ class DotBackward0(Formula):
 
 class MatmulBackward0(Formula):
     """matmul with NumPy's rules: 1-D operands gain a dim, batch dims broadcast."""
+    pack_order = (1, 0)  # (PyTorch packs the second operand first)
 
     names = ("matmul", "__matmul__")
     saved_names = ("self", "other")

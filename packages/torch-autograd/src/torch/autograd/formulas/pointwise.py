@@ -337,6 +337,7 @@ class RsubBackward0(Formula):
 
 
 class MulBackward0(Formula):
+    pack_order = (1, 0)  # (PyTorch packs the second operand first)
     names = ("mul", "multiply", "__mul__", "__rmul__")
     inplace_names = ("mul_", "multiply_", "__imul__")
     saved_names = ("self", "other")
@@ -377,6 +378,7 @@ def _value(saved, number):
 
 
 class DivBackward0(Formula):
+    pack_order = (1, 0)  # (PyTorch packs the second operand first)
     names = ("div", "divide", "true_divide", "__truediv__")
     inplace_names = ("div_", "__itruediv__")
     saved_names = ("self", "other")
@@ -432,6 +434,7 @@ class FloorDivideBackward0(Formula):
 
 
 class PowBackward0(Formula):
+    pack_order = (1, 0, 2)  # (PyTorch packs the second operand first)
     names = ("pow", "__pow__")
     inplace_names = ("pow_", "__ipow__")
     saved_names = ("self", "exponent", "result")
@@ -489,6 +492,7 @@ class RpowBackward0(Formula):
 
 
 class Atan2Backward0(Formula):
+    pack_order = (1, 0)  # (PyTorch packs the second operand first)
     names = ("atan2", "arctan2")
     inplace_names = ("atan2_", "arctan2_")
     saved_names = ("self", "other")
@@ -505,6 +509,7 @@ class Atan2Backward0(Formula):
 
 
 class FmodBackward0(Formula):
+    pack_order = (1, 0)  # (PyTorch packs the second operand first)
     names = ("fmod",)
     inplace_names = ("fmod_",)
 
@@ -522,6 +527,7 @@ class FmodBackward0(Formula):
 
 
 class RemainderBackward0(Formula):
+    pack_order = (1, 0)  # (PyTorch packs the second operand first)
     names = ("remainder", "__mod__")
     inplace_names = ("remainder_", "__imod__")
 
@@ -540,6 +546,7 @@ class RemainderBackward0(Formula):
 
 class MaximumBackward0(Formula):
     """max(a, b): the gradient goes to the larger input, split evenly on ties."""
+    pack_order = (1, 0)  # (PyTorch packs the second operand first)
 
     names = ("maximum",)
     inplace_names = ("maximum_",)
