@@ -77,6 +77,7 @@ class DotBackward0(Formula):
 
 class MatmulBackward0(Formula):
     """matmul with NumPy's rules: 1-D operands gain a dim, batch dims broadcast."""
+
     pack_order = (1, 0)  # (PyTorch packs the second operand first)
 
     names = ("matmul", "__matmul__")

@@ -546,6 +546,7 @@ class RemainderBackward0(Formula):
 
 class MaximumBackward0(Formula):
     """max(a, b): the gradient goes to the larger input, split evenly on ties."""
+
     pack_order = (1, 0)  # (PyTorch packs the second operand first)
 
     names = ("maximum",)
