@@ -39,6 +39,21 @@ def wrap_dim(dim, ndim, op, wrap_scalar=True):
     return dim % n
 
 
+def numpy_args(op, dim, keepdim, axis, keepdims, dim_default=None):
+    """``dim`` and ``keepdim`` with NumPy's spellings ``axis=`` and ``keepdims=`` taken in
+    their place, as PyTorch's functions take them; giving both spellings is a TypeError.
+    (Called only when one of axis/keepdims was given.)"""
+    if axis is not None:
+        if dim is not dim_default and dim != dim_default:
+            raise TypeError(f"{op}() got an unexpected keyword argument 'axis'")
+        dim = axis
+    if keepdims is not None:
+        if keepdim is not False:
+            raise TypeError(f"{op}() got an unexpected keyword argument 'keepdims'")
+        keepdim = keepdims
+    return dim, keepdim
+
+
 def check_castable(result_dtype, out_dtype):
     """RuntimeError unless a result of ``result_dtype`` may be written into ``out_dtype``
     (torch.can_cast: no float into an integer, no complex into a real, ...)."""

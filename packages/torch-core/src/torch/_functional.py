@@ -8,6 +8,7 @@ import math
 from torch import _C
 from torch._checks import (
     check_tensor,
+    numpy_args,
     out_dtype,
     wrap_dim,  # noqa: F401  (torch-nn imports it from here)
     write_out,
@@ -100,24 +101,30 @@ def _dims(dim):
     return dim
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     """Sum over ``dim`` (an int or a tuple; all dims when None). Integers sum in int64."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("sum", dim, keepdim, axis, keepdims, None)
     if dim is None and dtype is None and out is None and input.__class__ is Tensor:
         return _C._sum(input, None, keepdim, None)  # the common x.sum(): no argument to parse
     check_tensor(input, "sum")
     return write_out(_C._sum(input, _dims(dim), keepdim, out_dtype(dtype, out)), out)
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     """The product of the elements of ``input``: of all of them (a 0-dim tensor) when ``dim`` is
     None, else along ``dim`` (kept as size 1 with ``keepdim``). ``dtype`` casts the input first;
     integer and bool inputs give int64."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("prod", dim, keepdim, axis, keepdims, None)
     check_tensor(input, "prod")
     return write_out(_C._prod(input, dim, keepdim, out_dtype(dtype, out)), out)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     """Arithmetic mean over ``dim``; needs a floating-point input (or ``dtype``)."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("mean", dim, keepdim, axis, keepdims, None)
     check_tensor(input, "mean")
     dt = dtype or input.dtype
     if not (dt.is_floating_point or dt.is_complex):
@@ -134,13 +141,17 @@ def keep_graph(result, input):
     return result + input * 0 if input.requires_grad else result
 
 
-def amax(input, dim=(), keepdim=False, *, out=None):
+def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     """Maximum over ``dim`` (all dims by default); NaN propagates."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("amax", dim, keepdim, axis, keepdims, ())
     return write_out(_C._amax(input, _dims(dim), keepdim, None), out)
 
 
-def amin(input, dim=(), keepdim=False, *, out=None):
+def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     """Minimum over ``dim`` (all dims by default); NaN propagates."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("amin", dim, keepdim, axis, keepdims, ())
     return write_out(_C._amin(input, _dims(dim), keepdim, None), out)
 
 
@@ -170,26 +181,34 @@ def _max_min(op, input, dim, keepdim, other, out):
     return write_outs(kind(*arg(input, dim, keepdim)), out)
 
 
-def max(input, dim=None, keepdim=False, *, other=None, out=None):
+def max(input, dim=None, keepdim=False, *, other=None, out=None, axis=None, keepdims=None):
     """``max(x)``: the largest value; ``max(x, dim)``: (values, indices) along ``dim``;
     ``max(x, y)``: the elementwise maximum."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("max", dim, keepdim, axis, keepdims, None)
     return _max_min("max", input, dim, keepdim, other, out)
 
 
-def min(input, dim=None, keepdim=False, *, other=None, out=None):
+def min(input, dim=None, keepdim=False, *, other=None, out=None, axis=None, keepdims=None):
     """Like :func:`max`, for the smallest values."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("min", dim, keepdim, axis, keepdims, None)
     return _max_min("min", input, dim, keepdim, other, out)
 
 
-def argmax(input, dim=None, keepdim=False):
+def argmax(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
     """Index of the largest value (flat index when ``dim`` is None); the first one on ties."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("argmax", dim, keepdim, axis, keepdims, None)
     check_tensor(input, "argmax")
     return _C._argmax(input, dim, keepdim and dim is not None)[1]
 
 
-def argmin(input, dim=None, keepdim=False):
+def argmin(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
     """The index of the smallest element: in the flattened tensor when ``dim`` is None, else along
     ``dim`` (int64; the first one on ties; NaN counts as the smallest)."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("argmin", dim, keepdim, axis, keepdims, None)
     check_tensor(input, "argmin")
     return _C._argmin(input, dim, keepdim and dim is not None)[1]
 
@@ -205,27 +224,33 @@ def _truth(input):
     return r.to(_C.uint8) if input.dtype == _C.uint8 else r
 
 
-def all(input, dim=None, keepdim=False, *, out=None):
+def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     """True where every element is non-zero: over all elements (a 0-dim bool tensor) when ``dim`` is
     None, else along ``dim`` (an int or a tuple, kept as size 1 with ``keepdim``). uint8 inputs
     give uint8."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("all", dim, keepdim, axis, keepdims, None)
     if _no_dims(dim):
         return write_out(_truth(input), out)
     return write_out(_C._all(input, _dims(dim), keepdim, None), out)
 
 
-def any(input, dim=None, keepdim=False, *, out=None):
+def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     """True where some element is non-zero: over all elements (a 0-dim bool tensor) when ``dim`` is
     None, else along ``dim`` (an int or a tuple, kept as size 1 with ``keepdim``). uint8 inputs
     give uint8."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("any", dim, keepdim, axis, keepdims, None)
     if _no_dims(dim):
         return write_out(_truth(input), out)
     return write_out(_C._any(input, _dims(dim), keepdim, None), out)
 
 
-def count_nonzero(input, dim=None):
+def count_nonzero(input, dim=None, *, axis=None):
     """The number of non-zero elements, over all elements or along ``dim`` (an int or a tuple), as
     an int64 tensor."""
+    if axis is not None:  # (NumPy spelling)
+        dim, _ = numpy_args("count_nonzero", dim, False, axis, None, None)
     return _C._sum(_C.ne(input, 0), _dims(dim), False, None)
 
 
@@ -235,15 +260,39 @@ def _correction(correction, unbiased):
     return 1 if unbiased is None or unbiased else 0
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+def var(
+    input,
+    dim=None,
+    unbiased=None,
+    keepdim=False,
+    *,
+    correction=None,
+    out=None,
+    axis=None,
+    keepdims=None,
+):
     """Variance over ``dim`` with ``correction`` (1: unbiased, the default; 0: biased)."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("var", dim, keepdim, axis, keepdims, None)
     if isinstance(dim, builtins.bool):  # var(x, False): the old `unbiased` positional form
         dim, unbiased = None, dim
     return write_out(_var_or_std("var", input, dim, unbiased, keepdim, correction), out)
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+def std(
+    input,
+    dim=None,
+    unbiased=None,
+    keepdim=False,
+    *,
+    correction=None,
+    out=None,
+    axis=None,
+    keepdims=None,
+):
     """Standard deviation: the square root of :func:`var`."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("std", dim, keepdim, axis, keepdims, None)
     if isinstance(dim, builtins.bool):
         dim, unbiased = None, dim
     return write_out(_var_or_std("std", input, dim, unbiased, keepdim, correction), out)
@@ -258,17 +307,25 @@ def _var_or_std(op, input, dim, unbiased, keepdim, correction):
     return (_C._std if op == "std" else _C._var)(input, _dims(dim), c, keepdim)
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var_mean(
+    input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None
+):
     """``(var, mean)`` of ``input`` over ``dim``, as a named tuple; the arguments are those of
     :func:`var` and :func:`mean`."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("var_mean", dim, keepdim, axis, keepdims, None)
     return return_types.var_mean(
         var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
     )
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std_mean(
+    input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None, keepdims=None
+):
     """``(std, mean)`` of ``input`` over ``dim``, as a named tuple; the arguments are those of
     :func:`std` and :func:`mean`."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("std_mean", dim, keepdim, axis, keepdims, None)
     return return_types.std_mean(
         std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
     )
@@ -343,8 +400,12 @@ def dist(input, other, p=2):
     return norm(_C.sub(input, other), p)
 
 
-def logsumexp(input, dim, keepdim=False, *, out=None):
+def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     """log(sum(exp(x))) over ``dim``, computed without overflow (the max subtracted first)."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("logsumexp", dim, keepdim, axis, keepdims, None)
+    if dim is None:  # (dim is required: given as dim or axis)
+        raise TypeError("logsumexp() missing 1 required positional argument: 'dim'")
     x = input if input.dtype.is_floating_point else input._to_dtype(_C.get_default_dtype(), False)
     return write_out(_C._logsumexp(x, _dims(dim), keepdim), out)  # one kernel, one node
 

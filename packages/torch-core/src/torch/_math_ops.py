@@ -29,7 +29,14 @@ import itertools
 import math
 
 import torch
-from torch._checks import check_castable, check_tensor, dtype_name, write_out, write_outs
+from torch._checks import (
+    check_castable,
+    check_tensor,
+    dtype_name,
+    numpy_args,
+    write_out,
+    write_outs,
+)
 from torch._functional import _method_as_function, result_type
 from torch._tensor import tensor_method
 
@@ -515,8 +522,10 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 # ---------------------------------------------------------------- reductions and array tools
 
 
-def aminmax(input, *, dim=None, keepdim=False, out=None):
+def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=None):
     """(min, max) over ``dim`` (all elements by default)."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("aminmax", dim, keepdim, axis, keepdims, None)
     check_tensor(input, "aminmax")
     if input.numel() == 0 and (dim is None or input.shape[dim] == 0):
         raise RuntimeError(
@@ -780,7 +789,7 @@ def corrcoef(input):
     return torch.clamp(c, -1, 1)
 
 
-def histogram(input, bins, *, range=None, weight=None, density=False, out=None):  # noqa: A002
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):  # noqa: A002
     """(hist, bin_edges): counts (or summed ``weight``) of ``input`` in ``bins`` equal bins
     over ``range`` (the data's span by default), or in bins with the given edges; the last
     bin includes its right edge. With ``density`` the counts become a density."""

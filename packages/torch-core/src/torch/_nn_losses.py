@@ -6,7 +6,7 @@ import math
 import warnings
 
 from torch import _C
-from torch._checks import check_tensor, dtype_name
+from torch._checks import check_tensor, dtype_name, numpy_args
 from torch._nn_args import _WIDE_FLOATS, _compute_dtype, _float, _in_dtype, _int
 from torch._tensor import tensor_method
 
@@ -48,14 +48,18 @@ def _in_kernel_dtype(kernel, input, dim, op):
     return kernel(input.to(cd), dim).to(input.dtype)
 
 
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
+def softmax(input, dim=None, _stacklevel=3, dtype=None, *, axis=None):
     """exp(x) / sum(exp(x)) along ``dim`` (computed as exp(x - max) / sum(exp(x - max)))."""
+    if axis is not None:  # (NumPy spelling)
+        dim, _ = numpy_args("softmax", dim, False, axis, None, None)
     input, dim = _softmax_args("softmax", input, dim, _stacklevel, dtype)
     return _in_kernel_dtype(_C._softmax, input, dim, "softmax")
 
 
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None, *, axis=None):
     """x - logsumexp(x) along ``dim``, without overflow."""
+    if axis is not None:  # (NumPy spelling)
+        dim, _ = numpy_args("log_softmax", dim, False, axis, None, None)
     input, dim = _softmax_args("log_softmax", input, dim, _stacklevel, dtype)
     return _in_kernel_dtype(_C._log_softmax, input, dim, "log_softmax")
 
@@ -66,15 +70,23 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return _in_kernel_dtype(lambda x, d: _C._softmax(-x, d), input, dim, "softmin")
 
 
-def _softmax_method(self, dim, dtype=None):
+def _softmax_method(self, dim=None, dtype=None, *, axis=None):
     """``torch.softmax(self, dim, dtype=dtype)``: exponentials normalised to sum to 1
     along ``dim``."""
+    if axis is not None:  # (NumPy spelling)
+        dim, _ = numpy_args("softmax", dim, False, axis, None, None)
+    if dim is None:  # (required, as dim or axis)
+        raise TypeError("softmax() missing 1 required positional argument: 'dim'")
     return softmax(self, dim, dtype=dtype)
 
 
-def _log_softmax_method(self, dim, dtype=None):
+def _log_softmax_method(self, dim=None, dtype=None, *, axis=None):
     """``torch.log_softmax(self, dim, dtype=dtype)``: the logarithm of :meth:`softmax`, computed
     stably."""
+    if axis is not None:  # (NumPy spelling)
+        dim, _ = numpy_args("log_softmax", dim, False, axis, None, None)
+    if dim is None:  # (required, as dim or axis)
+        raise TypeError("log_softmax() missing 1 required positional argument: 'dim'")
     return log_softmax(self, dim, dtype=dtype)
 
 

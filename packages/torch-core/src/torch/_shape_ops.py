@@ -672,6 +672,9 @@ def unravel_index(indices, shape):
 def _flip_method(self, *dims, **kwargs):
     """Reverses the order of the elements along the given dims (``x.flip(0, 1)`` or
     ``x.flip(dims=(0, 1))``); returns a new tensor."""
+    for name in kwargs:
+        if name != "dims":
+            raise TypeError(f"flip() got an unexpected keyword argument '{name}'")
     return _C._flip(self, _ints(kwargs["dims"] if "dims" in kwargs else _varargs(dims, "flip")))
 
 

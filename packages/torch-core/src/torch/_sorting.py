@@ -10,7 +10,7 @@ import collections
 import operator
 
 from torch import _C
-from torch._checks import check_tensor, out_dtype, write_out, write_outs
+from torch._checks import check_tensor, numpy_args, out_dtype, write_out, write_outs
 from torch._functional import _dims, return_types
 from torch._tensor import tensor_method
 
@@ -61,34 +61,54 @@ def _int_dim(value, op, arg="dim"):
 # ---------------------------------------------------------------- scans
 
 
-def cumsum(input, dim, *, dtype=None, out=None):
+def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
     """Running sum along ``dim``; integers and bool accumulate in int64 unless ``dtype``."""
+    if axis is not None:  # (NumPy spelling)
+        dim, _ = numpy_args("cumsum", dim, False, axis, None, None)
+    if dim is None:  # (dim is required: given as dim or axis)
+        raise TypeError("cumsum() missing 1 required positional argument: 'dim'")
     check_tensor(input, "cumsum")
     dtype = out_dtype(dtype, out)
     return write_out(_C._cumsum(input, _int_dim(dim, "cumsum"), dtype), out)
 
 
-def cumprod(input, dim, *, dtype=None, out=None):
+def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
     """Running product along ``dim``; integers and bool accumulate in int64 unless ``dtype``."""
+    if axis is not None:  # (NumPy spelling)
+        dim, _ = numpy_args("cumprod", dim, False, axis, None, None)
+    if dim is None:  # (dim is required: given as dim or axis)
+        raise TypeError("cumprod() missing 1 required positional argument: 'dim'")
     check_tensor(input, "cumprod")
     dtype = out_dtype(dtype, out)
     return write_out(_C._cumprod(input, _int_dim(dim, "cumprod"), dtype), out)
 
 
-def logcumsumexp(input, dim, *, out=None):
+def logcumsumexp(input, dim=None, *, out=None, axis=None):
     """log(cumsum(exp(x))) along ``dim``, computed without overflow (floating inputs)."""
+    if axis is not None:  # (NumPy spelling)
+        dim, _ = numpy_args("logcumsumexp", dim, False, axis, None, None)
+    if dim is None:  # (dim is required: given as dim or axis)
+        raise TypeError("logcumsumexp() missing 1 required positional argument: 'dim'")
     check_tensor(input, "logcumsumexp")
     return write_out(_C._logcumsumexp(input, _int_dim(dim, "logcumsumexp"), None), out)
 
 
-def cummax(input, dim, *, out=None):
+def cummax(input, dim=None, *, out=None, axis=None):
     """Running maximum along ``dim`` and the index where it was (the latest on ties)."""
+    if axis is not None:  # (NumPy spelling)
+        dim, _ = numpy_args("cummax", dim, False, axis, None, None)
+    if dim is None:  # (dim is required: given as dim or axis)
+        raise TypeError("cummax() missing 1 required positional argument: 'dim'")
     check_tensor(input, "cummax")
     return _named("cummax", _C._cummax(input, _int_dim(dim, "cummax")), out)
 
 
-def cummin(input, dim, *, out=None):
+def cummin(input, dim=None, *, out=None, axis=None):
     """Running minimum along ``dim`` and the index where it was (the latest on ties)."""
+    if axis is not None:  # (NumPy spelling)
+        dim, _ = numpy_args("cummin", dim, False, axis, None, None)
+    if dim is None:  # (dim is required: given as dim or axis)
+        raise TypeError("cummin() missing 1 required positional argument: 'dim'")
     check_tensor(input, "cummin")
     return _named("cummin", _C._cummin(input, _int_dim(dim, "cummin")), out)
 
@@ -106,15 +126,19 @@ def _cumprod_(self, dim, *, dtype=None):
 # ---------------------------------------------------------------- sorting and selection
 
 
-def sort(input, dim=-1, descending=False, stable=False, *, out=None):
+def sort(input, dim=-1, descending=False, stable=False, *, out=None, axis=None):
     """(values, indices) sorted along ``dim``. The sort is always stable: equal values keep
     their order (``stable`` is accepted for compatibility). NaN sorts as the largest."""
+    if axis is not None:  # (NumPy spelling)
+        dim, _ = numpy_args("sort", dim, False, axis, None, -1)
     check_tensor(input, "sort")
     return _named("sort", _C._sort(input, _int_dim(dim, "sort"), builtins.bool(descending)), out)
 
 
-def argsort(input, dim=-1, descending=False, stable=False):
+def argsort(input, dim=-1, descending=False, stable=False, *, axis=None):
     """The indices that sort ``input`` along ``dim`` (see :func:`sort`)."""
+    if axis is not None:  # (NumPy spelling)
+        dim, _ = numpy_args("argsort", dim, False, axis, None, -1)
     return sort(input, dim, descending).indices
 
 
@@ -123,16 +147,20 @@ def msort(input, *, out=None):
     return write_out(sort(input, 0).values, out)
 
 
-def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None, axis=None):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices, largest first
     (smallest first when ``largest=False``); the result is sorted either way."""
+    if axis is not None:  # (NumPy spelling)
+        dim, _ = numpy_args("topk", dim, False, axis, None, -1)
     check_tensor(input, "topk")
     k, dim = _int_dim(k, "topk", "k"), _int_dim(dim, "topk")
     return _named("topk", _C._topk(input, k, dim, builtins.bool(largest)), out)
 
 
-def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
     """The ``k``-th smallest value (1-based) along ``dim`` and its index."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("kthvalue", dim, keepdim, axis, keepdims, -1)
     check_tensor(input, "kthvalue")
     k, dim = _int_dim(k, "kthvalue", "k"), _int_dim(dim, "kthvalue")
     return _named("kthvalue", _C._kthvalue(input, k, dim, keepdim), out)
@@ -146,19 +174,25 @@ def _median(kind, input, dim, keepdim, out):
     return _named(kind, _C._median_dim(input, _int_dim(dim, kind), keepdim, ignore_nan), out)
 
 
-def median(input, dim=None, keepdim=False, *, out=None):
+def median(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     """The lower median: of all values (NaN if any is NaN) when ``dim`` is None, else
     (values, indices) along ``dim``."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("median", dim, keepdim, axis, keepdims, None)
     return _median("median", input, dim, keepdim, out)
 
 
-def nanmedian(input, dim=None, keepdim=False, *, out=None):
+def nanmedian(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     """Like :func:`median`, ignoring NaNs (NaN only where a row is all NaN)."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("nanmedian", dim, keepdim, axis, keepdims, None)
     return _median("nanmedian", input, dim, keepdim, out)
 
 
-def mode(input, dim=-1, keepdim=False, *, out=None):
+def mode(input, dim=-1, keepdim=False, *, out=None, axis=None, keepdims=None):
     """The most frequent value along ``dim`` (the smallest on ties) and its last index."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("mode", dim, keepdim, axis, keepdims, -1)
     check_tensor(input, "mode")
     return _named("mode", _C._mode(input, _int_dim(dim, "mode"), keepdim), out)
 
@@ -184,14 +218,22 @@ def _quantile(kind, input, q, dim, keepdim, interpolation, out):
     return write_out(r, out)
 
 
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+def quantile(
+    input, q, dim=None, keepdim=False, *, interpolation="linear", out=None, axis=None, keepdims=None
+):
     """The ``q``-th quantiles (``q`` a float or a 1-D tensor in [0, 1]) along ``dim`` (of all
     values when None); a 1-D ``q`` adds a leading dim. NaN if a row holds a NaN."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("quantile", dim, keepdim, axis, keepdims, None)
     return _quantile("quantile", input, q, dim, keepdim, interpolation, out)
 
 
-def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+def nanquantile(
+    input, q, dim=None, keepdim=False, *, interpolation="linear", out=None, axis=None, keepdims=None
+):
     """Like :func:`quantile`, ignoring NaNs."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("nanquantile", dim, keepdim, axis, keepdims, None)
     return _quantile("nanquantile", input, q, dim, keepdim, interpolation, out)
 
 
@@ -222,15 +264,19 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 # ---------------------------------------------------------------- NaN-ignoring reductions
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     """Sum over ``dim`` treating NaN as zero."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("nansum", dim, keepdim, axis, keepdims, None)
     check_tensor(input, "nansum")
     x = _C.where(_C.isnan(input), 0, input) if input.dtype.is_floating_point else input
     return write_out(_C._sum(x, _dims(dim), keepdim, out_dtype(dtype, out)), out)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     """Mean over ``dim`` of the values that are not NaN (floating inputs)."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args("nanmean", dim, keepdim, axis, keepdims, None)
     check_tensor(input, "nanmean")
     if not input.dtype.is_floating_point:
         raise RuntimeError(
