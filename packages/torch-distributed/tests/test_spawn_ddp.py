@@ -5,6 +5,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 
 import pytest
 from _dist_launch import WORKERS, env
@@ -16,20 +17,31 @@ def free_port():
         return s.getsockname()[1]
 
 
-def placeholders():
-    """The mpiexec jobs that hold spawned ranks' MPI (see _own_mpi_job)."""
+def placeholders(marker):
+    """The mpiexec jobs that hold spawned ranks' MPI (see _own_mpi_job), of the processes
+    whose environment has `marker` (other tests may spawn ranks meanwhile)."""
     out = subprocess.run(["pgrep", "-f", "pmi-port /bin/sh"], capture_output=True, text=True)
-    return set(out.stdout.split())
+    found = set()
+    for pid in out.stdout.split():
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if f"SPAWN_DDP_TEST={marker}".encode() in f.read().split(b"\0"):
+                    found.add(pid)
+        except OSError:  # it ended meanwhile
+            pass
+    return found
 
 
 def spawn(n, mode):
-    before = placeholders()
+    marker = uuid.uuid4().hex
     cmd = [sys.executable, os.path.join(WORKERS, "spawned_ddp.py"), str(n), str(free_port()), mode]
     start = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=env())
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=60, env=env(SPAWN_DDP_TEST=marker)
+    )
     took = time.monotonic() - start
     time.sleep(0.3)
-    assert placeholders() - before == set(), "an MPI placeholder job outlived its process"
+    assert placeholders(marker) == set(), "an MPI placeholder job outlived its process"
     return proc, took
 
 

@@ -15,8 +15,11 @@ import torch
 import torch.multiprocessing as mp
 
 
-def _segments():
-    return {name for name in os.listdir("/dev/shm") if name.startswith("torch_")}
+def _segments(*pids):
+    """The file_system segments in /dev/shm that processes `pids` (default: this one) made;
+    other processes' segments come and go meanwhile when tests run in parallel."""
+    prefixes = tuple(f"torch_{pid}_" for pid in pids or [os.getpid()])
+    return {name for name in os.listdir("/dev/shm") if name.startswith(prefixes)}
 
 
 def _fds():
@@ -35,7 +38,8 @@ def _hold(inbox, ready, how):
 
 
 def _scenario(how):
-    """A child maps two shared tensors, then exits as `how` says; returns its exit code."""
+    """A child maps two shared tensors, then exits as `how` says; returns its exit code and
+    its pid."""
     ctx = mp.get_context("fork")
     inbox, ready = ctx.Queue(), ctx.SimpleQueue()
     tensors = [torch.zeros(1000), torch.zeros(3, 5, dtype=torch.int64)]
@@ -50,7 +54,7 @@ def _scenario(how):
     inbox.close()
     inbox.join_thread()
     ready.close()
-    return child.exitcode
+    return child.exitcode, child.pid
 
 
 @pytest.fixture(params=["file_descriptor", "file_system"])
@@ -67,10 +71,11 @@ def strategy(request):
 )
 def test_no_leak_in_this_process(strategy, how, exitcode, capfd):
     fds, segments = _fds(), _segments()
-    assert _scenario(how) == exitcode
+    code, child = _scenario(how)
+    assert code == exitcode
     gc.collect()
     assert _fds() == fds
-    assert _segments() == segments
+    assert _segments(os.getpid(), child) == segments
     capfd.readouterr()  # the child's traceback
 
 
@@ -94,6 +99,7 @@ SCRIPT = textwrap.dedent(
         child.start()
         inbox.put(tensor)
         pid = ready.get()
+        print(os.getpid(), pid, flush=True)  # the test looks for these processes' segments
         assert tensor.sum().item() == 50
         os.kill(pid, signal.SIGKILL)
         child.join()
@@ -115,13 +121,14 @@ SCRIPT = textwrap.dedent(
 def test_killed_process_tree_leaves_nothing(tmp_path, strategy, method, end):
     script = tmp_path / "scenario.py"
     script.write_text(SCRIPT)
-    before = _segments()
     run = subprocess.run(
         [sys.executable, str(script), strategy, method, end], capture_output=True, timeout=60
     )
     expected = -signal.SIGKILL if end == "kill-self" else 0
     assert run.returncode == expected, run.stderr.decode()
+    pids = run.stdout.decode().split()  # the script's and its child's
+    assert len(pids) == 2, run.stdout
     deadline = time.monotonic() + 10  # the resource tracker notices, then cleans up
-    while _segments() - before and time.monotonic() < deadline:
+    while _segments(*pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _segments() - before == set()
+    assert _segments(*pids) == set()
