@@ -146,7 +146,10 @@ def lint(session: nox.Session) -> None:
 
 @session
 def docs(session: nox.Session) -> None:
-    """The Sphinx site (warnings are errors) and its doctests."""
+    """The Sphinx site (warnings are errors) and its doctests. Both builders share one doctree
+    folder: the doctest builder reuses the pages the html build read (with autodoc and the
+    tutorials' output) instead of reading them all again, and Sphinx-Gallery runs each tutorial
+    once (the second build finds their outputs current)."""
     install_all(session, "sphinx", "sphinx-gallery", "matplotlib", "numpy", "scikit-learn")
     for builder in ("html", "doctest"):
         session.run(
@@ -155,6 +158,8 @@ def docs(session: nox.Session) -> None:
             "--keep-going",
             "-b",
             builder,
+            "-d",
+            "docs/_build/doctrees",
             "docs",
             f"docs/_build/{builder}",
             *session.posargs,
