@@ -6,6 +6,8 @@ by ``atol + rtol * |expected|`` with a default (rtol, atol) chosen by dtype.
 The op registry the test suites share lives in ``torch.testing._op_registry``.
 """
 
+import warnings
+
 import torch
 
 __all__ = ["assert_close"]
@@ -82,6 +84,43 @@ def assert_close(
             f"({100.0 * bad / close.numel():.1f}%)\nGreatest absolute difference: {worst} "
             f"(up to {atol} allowed)\nRelative tolerance: {rtol}"
         )
+    )
+
+
+# assert_allclose's own defaults (looser than assert_close's), by dtype
+_ALLCLOSE_TOLERANCES = {
+    torch.float16: (1e-3, 1e-3),
+    torch.float32: (1e-4, 1e-5),
+    torch.float64: (1e-5, 1e-8),
+}
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """The deprecated form of :func:`assert_close` (a FutureWarning says so), still used by
+    older tutorials: non-tensors become tensors (``expected`` in ``actual``'s dtype), dtypes
+    need not match, NaNs are equal by default, and the default tolerances are looser
+    (float32: rtol 1e-4, atol 1e-5)."""
+    warnings.warn(
+        "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a "
+        "future release. Please use `torch.testing.assert_close()` instead.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    if not isinstance(actual, torch.Tensor):
+        actual = torch.tensor(actual)
+    if not isinstance(expected, torch.Tensor):
+        expected = torch.tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        pairs = [_ALLCLOSE_TOLERANCES.get(t.dtype, (0.0, 0.0)) for t in (actual, expected)]
+        rtol, atol = max(p[0] for p in pairs), max(p[1] for p in pairs)
+    assert_close(
+        actual,
+        expected,
+        rtol=rtol,
+        atol=atol,
+        equal_nan=equal_nan,
+        check_dtype=False,
+        msg=msg or None,
     )
 
 
