@@ -291,13 +291,18 @@ _INFIX = {
 _PREFIX = {operator.neg: "-", operator.pos: "+", operator.invert: "~", operator.not_: "not "}
 
 
+def _quoted(name):
+    """A string literal in double quotes, as PyTorch writes getattr's names."""
+    return f'"{name}"' if '"' not in name and "\\" not in name else repr(name)
+
+
 def _attr_path(base, path):
     expr = base
     for part in path.split("."):
         expr = (
             f"{expr}.{part}"
             if part.isidentifier() and not keyword.iskeyword(part)
-            else f"getattr({expr}, {part!r})"
+            else f"getattr({expr}, {_quoted(part)})"
         )
     return expr
 

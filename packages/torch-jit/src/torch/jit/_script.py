@@ -730,6 +730,9 @@ class _Compiler:
         return _Const(ast.unparse(e))
 
     def expr_Call(self, e):
+        attr = self._constant_getattr(e)
+        if attr is not None:  # getattr(x, "name") is x.name (fx writes getattr(self.seq, "0"))
+            return self.expr_Attribute(attr)
         args = [self.expr(a) for a in e.args]
         kwargs = {k.arg: self.expr(k.value) for k in e.keywords}
         if any(k is None for k in kwargs):
@@ -760,6 +763,23 @@ class _Compiler:
         if isinstance(callee, _Const):
             return self.call_object(callee.value, args, kwargs, e, ast.unparse(func))
         raise self.error(e, "calling a value computed at run time isn't supported")
+
+    def _constant_getattr(self, e):
+        """``getattr(x, "name")`` with a string literal as an ``x.name`` node, else None."""
+        if not (
+            isinstance(e.func, ast.Name)
+            and e.func.id == "getattr"
+            and len(e.args) == 2
+            and not e.keywords
+            and isinstance(e.args[1], ast.Constant)
+            and isinstance(e.args[1].value, str)
+        ):
+            return None
+        callee = self.expr(e.func)
+        if not (isinstance(callee, _Const) and callee.value is builtins.getattr):
+            return None
+        node = ast.Attribute(value=e.args[0], attr=e.args[1].value, ctx=ast.Load())
+        return ast.copy_location(node, e)
 
     def method_call(self, base, name, args, kwargs, e):
         a = tuple(self.arg(x) for x in args)
