@@ -132,9 +132,11 @@ Program check_program(const std::vector<int64_t>& code, const std::vector<double
 }
 
 template <class T>
-struct MathFns {  // libmvec versions (vecmath.h); null where this CPU has none
-  VecMath tanh = find_vec_math<T>("tanh"), erf = find_vec_math<T>("erf"),
-          sin = find_vec_math<T>("sin"), cos = find_vec_math<T>("cos");
+struct MathFns {  // libmvec versions (vecmath.h); null where this CPU has none (or, for
+                  // float32 tanh, where eager's kernel takes the own rational instead)
+  VecMath tanh = std::is_same_v<T, float> ? VecMath{} : find_vec_math<T>("tanh"),
+          erf = find_vec_math<T>("erf"), sin = find_vec_math<T>("sin"),
+          cos = find_vec_math<T>("cos");
 };
 template <class T>
 const MathFns<T>& math_fns() {
@@ -185,8 +187,8 @@ TC_INLINE T min_of(T x, T y) {
   return (x != x || y != y) ? (x != x ? x : y) : (x < y ? x : y);
 }
 template <class T>
-TC_INLINE T tanh_of(T x) {  // without libmvec, as the eager kernel
-  return fast_tanh(x);
+TC_INLINE T tanh_of(T x) {  // float32: the own rational, as the eager kernel
+  return rational_tanh(x);
 }
 template <class T>
 TC_INLINE T erf_of(T x) {
@@ -243,7 +245,7 @@ TC_MULTIVERSION void run_block(const Instr* code, int n_code, T* const* R, int64
         TC_LOOP1((x > T(0) || x != x) ? x : T(0))
       case kSigmoid:
         TC_LOOP1(sigmoid_of(x))
-      case kTanh:  // glibc's vector tanh where eager's kernel takes it too (k_unary.cpp)
+      case kTanh:  // as eager's kernel: float32's own rational, float64's glibc vector tanh
         TC_LOOP_MVEC(tanh, tanh_of(x))
       case kExp:
         TC_LOOP1(fast_exp(x))

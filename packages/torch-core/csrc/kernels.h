@@ -47,11 +47,37 @@ inline void flag_kernel_error(KernelError e) {
   return x != x ? x : y;
 }
 
-// tanh for float32, branch-free (vectorises): for |x| < 0.4 its odd Taylor series to x^13
-// (truncation < 1e-9 relative), else sign(x) (1 - 2 / (e^(2|x|) + 1)) with fast_expf (no
-// cancellation there: the fraction is below 0.62). Saturates to +-1; NaN passes through.
-// always_inline: also into the loops' per-CPU clones (TC_MULTIVERSION), where GCC would
-// otherwise call it and not vectorise.
+// tanh for float32, branch-free (vectorises): x P(x^2) / Q(x^2), a rational of degrees 11/8
+// fitted (weighted least squares, Lawson's iteration) to tanh's relative error on [0, 9],
+// where it is below 1.4e-9 (2.4e-8 with the coefficients rounded to float); x is clamped to
+// [-9, 9] first, and beyond is +-1. Within 5.7 ulp of the exact value, 0.08 ulp on average
+// (measured over every float32; the worst cases are the evaluation's rounding just below
+// 1); P(0) = Q(0) = 1, so tiny x and -0.0 come back exactly. One division and ten
+// multiply-adds: 3x glibc's vector tanhf on AVX2. torch.tanh's float32 kernel (eager and
+// fused). NaN passes through (the clamp's comparisons are false for it). always_inline:
+// also into the loops' per-CPU clones (TC_MULTIVERSION), where GCC would otherwise call it
+// and not vectorise.
+[[gnu::always_inline]] inline float rational_tanhf(float x) {
+  const float c = x < -9.0f ? -9.0f : (x > 9.0f ? 9.0f : x), z = c * c;
+  float p = -1.233590313e-11f;
+  p = p * z + 3.077530764e-08f;
+  p = p * z + 2.809056605e-05f;
+  p = p * z + 3.872563597e-03f;
+  p = p * z + 1.368332654e-01f;
+  p = p * z + 1.0f;
+  float q = 1.293046012e-06f;
+  q = q * z + 3.946015786e-04f;
+  q = q * z + 2.726143971e-02f;
+  q = q * z + 4.701665938e-01f;
+  q = q * z + 1.0f;
+  const float r = (c * p) / q;
+  return x >= 9.0f ? 1.0f : (x <= -9.0f ? -1.0f : r);  // +-1 exactly from there on (+-inf)
+}
+
+// tanh for float32 where 1 + tanh(x) near -1 matters (gelu's tanh form): for |x| < 0.4 its
+// odd Taylor series to x^13 (truncation < 1e-9 relative), else sign(x) (1 - 2 / (e^(2|x|) +
+// 1)) with fast_expf, whose fraction (below 0.62, no cancellation) keeps the distance to +-1
+// within an ulp of it. Branch-free (vectorises); saturates to +-1; NaN passes through.
 [[gnu::always_inline]] inline float fast_tanhf(float x) {
   const float a = x < 0 ? -x : x, z = x * x;
   float p = 21844.0f / 6081075;
@@ -461,6 +487,7 @@ inline A gelu_cdf_libm(A x) {  // the other types' Phi(x), through libm's erf
 TC_FAST_FN(fast_exp, fast_expf, fast_expd, std::exp)
 TC_FAST_FN(fast_log, fast_logf, fast_logd, std::log)
 TC_FAST_FN(fast_tanh, fast_tanhf, std::tanh, std::tanh)
+TC_FAST_FN(rational_tanh, rational_tanhf, std::tanh, std::tanh)
 TC_FAST_FN(fast_log1p, fast_log1pf, std::log1p, std::log1p)
 TC_FAST_FN(fast_expm1, fast_expm1f, std::expm1, std::expm1)
 TC_FAST_FN(fast_erf, fast_erff, std::erf, std::erf)
