@@ -45,11 +45,7 @@ PURE = [
     )  # fmt: skip
 ]
 # oracles: scipy, mpmath; NVRTC compile-checks every CUDA kernel source (no GPU needed)
-TEST_DEPS = ["pytest", "pytest-xdist", "hypothesis", "numpy", "scipy", "mpmath"]
-TEST_DEPS += ["nvidia-cuda-nvrtc"]
-# pytest-xdist: one worker per core (CI's 2 cores: pytest alone kept one of them idle most of the
-# time); worksteal rebalances when one worker is left with the long tests. `-- -n 0` runs serially.
-PARALLEL = ["-n", "auto", "--dist", "worksteal"]
+TEST_DEPS = ["pytest", "hypothesis", "numpy", "scipy", "mpmath", "nvidia-cuda-nvrtc"]
 
 
 def session(func):
@@ -103,7 +99,7 @@ def tests(session: nox.Session) -> None:
     install_all(
         session, *TEST_DEPS, "scikit-learn", "tensorboard", "onnx", "onnxruntime", "tabulate"
     )
-    session.run("pytest", *PARALLEL, *sorted(glob.glob("packages/*/tests")), *session.posargs)
+    session.run("pytest", *sorted(glob.glob("packages/*/tests")), *session.posargs)
 
 
 @session
@@ -112,9 +108,7 @@ def core_only(session: nox.Session) -> None:
     session.install(core_wheel(session), *TEST_DEPS)
     session.run("python", "-c", MISSING_NN_CHECK)
     # the slow tests (the checkpoint fuzzer) already run in the `tests` session
-    session.run(
-        "pytest", *PARALLEL, "packages/torch-core/tests", "-m", "not slow", *session.posargs
-    )
+    session.run("pytest", "packages/torch-core/tests", "-m", "not slow", *session.posargs)
 
 
 MISSING_NN_CHECK = """
@@ -131,7 +125,7 @@ else:
 def legacy_on_core(session: nox.Session) -> None:
     """torch-legacy on top of torch-core only, the install for Lua-Torch ports."""
     session.install(core_wheel(session), "./packages/torch-legacy", *TEST_DEPS)
-    session.run("pytest", *PARALLEL, "packages/torch-legacy/tests", *session.posargs)
+    session.run("pytest", "packages/torch-legacy/tests", *session.posargs)
 
 
 @session
