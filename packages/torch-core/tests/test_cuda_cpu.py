@@ -788,8 +788,10 @@ def _nvrtc():
 
 
 @pytest.mark.ours_only
-@pytest.mark.slow  # (~1 min an architecture on 2 cores: the tests session runs it, not core_only)
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.slow  # (~1 min on 2 cores: the tests session runs it, not core_only)
+# sm_80 only (CI time): the sources do not branch on the architecture, and the oldest target
+# is the strict one (an sm_90-only feature fails there); the GPU check builds for its own GPU
+@pytest.mark.parametrize("arch", ["sm_80"])
 def test_every_kernel_compiles_with_nvrtc(arch):
     _nvrtc()
     if not hasattr(torch._C, "_cuda_kernel_sources"):  # until the backend lands
