@@ -539,6 +539,33 @@ std::pair<size_t, size_t> mem_get_info(int d) {
 void synchronize(int d) {
   DeviceGuard g(d);
   check(g_drv.cuCtxSynchronize(), "cuCtxSynchronize");
+  raise_device_errors();
+}
+
+// ---------------------------------------------------------------- device-side checks
+// One word of page-locked host memory, which kernels on every device write through unified
+// addressing: reading it after a synchronisation needs no copy.
+int* device_error_word() {
+  static int* word = [] {
+    need_loaded();
+    bind_context();
+    void* p = nullptr;
+    check(g_drv.cuMemHostAlloc(&p, sizeof(int), 3), "cuMemHostAlloc");  // PORTABLE | DEVICEMAP
+    *static_cast<volatile int*>(p) = 0;
+    return static_cast<int*>(p);
+  }();
+  return word;
+}
+
+void raise_device_errors() {
+  if (!g_loaded) return;
+  volatile int* word = device_error_word();
+  int code = *word;
+  if (code == 0) return;
+  *word = 0;
+  const char* op = code > 0 && code <= int(Op::NumOps) ? op_name(Op(code - 1)) : "a CUDA kernel";
+  fail(ErrorKind::Index, op, ": index out of range (found by a CUDA kernel, which skipped it; ",
+       "reported at the next synchronisation, so the failing call may be an earlier one)");
 }
 
 // ---------------------------------------------------------------- streams and events
@@ -559,6 +586,7 @@ void stream_destroy(uintptr_t s) {
 void stream_synchronize(uintptr_t s) {
   bind_context();
   check(g_drv.cuStreamSynchronize(CUstream(s)), "cuStreamSynchronize");
+  raise_device_errors();
 }
 // A query's answer: true when the work is done, false while it runs (CUDA_ERROR_NOT_READY).
 static bool finished(CUresult r, const char* what) {
@@ -590,6 +618,7 @@ void event_record(uintptr_t e, uintptr_t s) {
 void event_synchronize(uintptr_t e) {
   bind_context();
   check(g_drv.cuEventSynchronize(CUevent(e)), "cuEventSynchronize");
+  raise_device_errors();
 }
 bool event_query(uintptr_t e) {
   bind_context();
@@ -670,6 +699,7 @@ void download(const Tensor& dst, const Tensor& src) {
   if (!n) return;
   memcpy_async(dst.data(), src.data(), n, 1);
   check(g_drv.cuStreamSynchronize(t_stream), "cuStreamSynchronize");
+  raise_device_errors();
 }
 
 Tensor to_device(const Tensor& t_in, Device dev, bool non_blocking) {

@@ -9,6 +9,7 @@
 //   CUfunction f = cuda::function(source, "add_f32");
 //   cuda::launch(f, grid, block, args);
 #pragma once
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,7 +45,17 @@ std::pair<int, int> capability(int d);
 size_t total_memory(int d);
 int sm_count(int d);
 std::pair<size_t, size_t> mem_get_info(int d);
-void synchronize(int d);
+void synchronize(int d);  // and raise_device_errors()
+
+// ---------------------------------------------------------------- device-side checks
+// A kernel that meets a bad index (out of range) skips it and stores int(op) + 1 into this
+// word (page-locked host memory, one per process, written through unified addressing):
+//   if (bad) *(volatile int*)p.err = OP_CODE;   // then continue, touching nothing
+// The next synchronising call (synchronize, a stream/event wait, a copy to the host, so
+// .item() and .cpu()) raises IndexError naming the op and clears it: like PyTorch's
+// device-side asserts, asynchronously, but the process stays usable.
+int* device_error_word();
+void raise_device_errors();
 
 // ---------------------------------------------------------------- streams and events
 CUstream current_stream();  // per thread; nullptr = the legacy default stream
@@ -97,6 +108,24 @@ std::vector<std::pair<std::string, std::string>> kernel_sources();
 // Internal helpers shared by cuda.cpp and cuda_kernels.cpp.
 void check(CUresult r, const char* what);
 void register_kernels();                                            // cuda_kernels.cpp
+// Shared by the kernel files (defined in cuda_kernels.cpp): the source prelude every kernel
+// source starts with (typedefs i8..u64, f16/bf16 with to_acc/Cvt, EwParams, RedParams), the
+// C++ names of a dtype's storage and compute types in kernel source, the compiled function
+// cache (kind: 0-9 cuda_kernels.cpp, 10-19 cuda_nn.cpp, 20-29 cuda_index.cpp; the source is
+// made once per key and device) and making a tensor's device current.
+extern const char* const kPrelude;
+const char* storage_name(ScalarType t);
+const char* acc_name(ScalarType t);
+CUfunction cached(int kind, int op, ScalarType t, ScalarType t2, const std::string& suffix,
+                  const std::function<std::pair<std::string, std::string>()>& make);
+void use_device_of(const Tensor& t);
+// The neural-network kernels (cuda_nn.cpp): registered by register_kernels(), their sources
+// listed by kernel_sources().
+void register_nn_kernels();
+void append_nn_kernel_sources(std::vector<std::pair<std::string, std::string>>& all);
+// The indexing kernels (cuda_index.cpp), likewise.
+void register_index_kernels();
+void append_index_kernel_sources(std::vector<std::pair<std::string, std::string>>& all);
 void memcpy_async(void* dst, const void* src, size_t n, int kind);  // kind: 0 HtoD 1 DtoH 2 DtoD
 // Contiguous same-size copies on the current stream: host -> device (waiting for it when
 // `wait`), device -> host (always waited for).

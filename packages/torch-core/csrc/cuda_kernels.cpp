@@ -27,7 +27,9 @@ constexpr int kThreads = 256;  // threads per block
 constexpr int kRealTypes = int(ScalarType::Double) + 1;  // no complex kernels on CUDA yet
 
 // ---------------------------------------------------------------- source pieces
-const char* kPrelude = R"(
+}  // namespace
+
+const char* const kPrelude = R"(
 typedef signed char i8; typedef unsigned char u8; typedef short i16; typedef int i32;
 typedef long long i64; typedef unsigned int u32; typedef unsigned long long u64;
 struct f16 { unsigned short x; };
@@ -90,6 +92,8 @@ const char* storage_name(ScalarType t) {
 const char* acc_name(ScalarType t) {
   return t == ScalarType::Half || t == ScalarType::BFloat16 ? "float" : storage_name(t);
 }
+namespace {
+
 bool is_f(ScalarType t) { return is_floating(t); }
 
 // ---------------------------------------------------------------- elementwise ops
@@ -577,6 +581,8 @@ struct RandParamsHost {
 };
 
 // Compiled functions, per (kind, op, dtype, dtype2, device): the source is made only once.
+}  // namespace
+
 CUfunction cached(int kind, int op, ScalarType t, ScalarType t2, const std::string& suffix,
                   const std::function<std::pair<std::string, std::string>()>& make) {
   static std::map<std::tuple<int, int, int, int, int, std::string>, CUfunction> cache;
@@ -597,6 +603,8 @@ void use_device_of(const Tensor& t) {
 }
 
 // Walk an ElementwiseIter with the kernel `name` of `source` (made on first use).
+namespace {
+
 void run_elementwise_cuda(ElementwiseIter& it, int kind, int op, ScalarType t, ScalarType t2,
                           const std::function<std::pair<std::string, std::string>()>& make) {
   int64_t n = it.numel();
@@ -880,6 +888,8 @@ void register_kernels() {
       register_kernel(Op::gemm, DeviceType::CUDA, t, (void*)&gemm_kernel);
     }
   }
+  register_nn_kernels();
+  register_index_kernels();
 }
 
 std::vector<std::pair<std::string, std::string>> kernel_sources() {
@@ -902,6 +912,8 @@ std::vector<std::pair<std::string, std::string>> kernel_sources() {
       if (is_floating(t) || op == Op::random_int || op == Op::bernoulli)
         all.emplace_back(cat_str("rand_", op_name(op), '_', dtype_name(t)), random_source(op, t));
   }
+  append_nn_kernel_sources(all);
+  append_index_kernel_sources(all);
   return all;
 }
 
