@@ -107,7 +107,7 @@ std::vector<std::pair<std::string, std::string>> kernel_sources();
 
 // Internal helpers shared by cuda.cpp and cuda_kernels.cpp.
 void check(CUresult r, const char* what);
-void register_kernels();                                            // cuda_kernels.cpp
+void register_kernels();  // cuda_kernels.cpp
 // Shared by the kernel files (defined in cuda_kernels.cpp): the source prelude every kernel
 // source starts with (typedefs i8..u64, f16/bf16 with to_acc/Cvt, EwParams, RedParams), the
 // C++ names of a dtype's storage and compute types in kernel source, the compiled function
