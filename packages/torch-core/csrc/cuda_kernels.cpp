@@ -452,9 +452,10 @@ std::string red_source(Op op, ScalarType t) {
   } else {
     s += "#define MERGE(x, xi, v, vi) { " + k.merge + " }\n";
   }
+  s += "template <class X> __device__ __forceinline__ A load_value(X x) { A v; " + k.load +
+       " return v; }\n";
   s += "__device__ __forceinline__ A load(const char* in, i64 off) {\n"
-       "  auto x = to_acc(((const S*)in)[off]); A v; " +
-       k.load + " return v;\n}\n";
+       "  return load_value(to_acc(((const S*)in)[off]));\n}\n";
   // block-wide tree in shared memory, fixed order: deterministic
   std::string tree =
       "  sv[tid] = x; si[tid] = xi; __syncthreads();\n"
@@ -470,7 +471,26 @@ std::string red_source(Op op, ScalarType t) {
        "p.ksize[d]) * p.kstride[d]; rem = q; }\n";
   s += "  i64 beg = (i64)sp * p.chunk, end = beg + p.chunk < p.n_red ? beg + p.chunk : p.n_red;\n";
   s += "  A x = " + k.init + "; i64 xi = -1;\n";
-  s += "  if (p.rd == 1) {\n    i64 rs = p.rstride[0], j = beg + tid;\n";
+  // Contiguous runs read 16 bytes per load, four loads in flight per thread: a memory-bound
+  // reduction needs that many bytes in flight to reach the GPU's bandwidth. The host makes
+  // each block's chunk a multiple of 16 elements, so its start keeps the row's alignment.
+  s += "  if (p.rd == 1 && p.rstride[0] == 1 && ((u64)((const S*)p.in + base) & 15) == 0) {\n";
+  s += "    constexpr int VW = 16 / sizeof(S);\n";
+  s += "    struct __align__(16) V { S e[16 / sizeof(S)]; };\n";
+  s += "    const V* vin = (const V*)((const S*)p.in + base + beg);\n";
+  s += "    i64 nv = end > beg ? (end - beg) / VW : 0, k = tid;\n";
+  s += "    for (; k + 3 * bs < nv; k += 4 * bs) {\n";
+  s += "      V q[4] = {vin[k], vin[k + bs], vin[k + 2 * bs], vin[k + 3 * bs]};\n";
+  s += "      for (int u = 0; u < 4; u++)\n";
+  s += "        for (int e = 0; e < VW; e++) { A v = load_value(to_acc(q[u].e[e])); i64 vi = beg + "
+       "(k + u * bs) * VW + e; MERGE(x, xi, v, vi); }\n";
+  s += "    }\n";
+  s += "    for (; k < nv; k += bs) {\n      V q = vin[k];\n";
+  s += "      for (int e = 0; e < VW; e++) { A v = load_value(to_acc(q.e[e])); i64 vi = beg + k * "
+       "VW + e; MERGE(x, xi, v, vi); }\n    }\n";
+  s += "    for (i64 j = beg + nv * VW + tid; j < end; j += bs) { A v = load(p.in, base + j); "
+       "i64 vi = j; MERGE(x, xi, v, vi); }\n";
+  s += "  } else if (p.rd == 1) {\n    i64 rs = p.rstride[0], j = beg + tid;\n";
   s += "    for (; j + 3 * bs < end; j += 4 * bs) {\n";
   s += "      A v0 = load(p.in, base + j * rs), v1 = load(p.in, base + (j + bs) * rs), v2 = "
        "load(p.in, base + (j + 2 * bs) * rs), v3 = load(p.in, base + (j + 3 * bs) * rs);\n";
@@ -714,11 +734,13 @@ void red_kernel(ReduceIter& it) {
   int sms = sm_count(current_device());
   // Split long reductions across blocks when there are too few outputs to fill the GPU.
   int64_t splits = 1;
-  if (p.n_out < int64_t(sms) * 4 && p.n_red >= 8192)
-    splits = std::min<int64_t>({(int64_t(sms) * 4 + p.n_out - 1) / p.n_out, p.n_red / 4096, 1024});
+  // (eight 256-thread blocks per SM: a full SM, as a memory-bound reduction wants)
+  if (p.n_out < int64_t(sms) * 8 && p.n_red >= 8192)
+    splits = std::min<int64_t>({(int64_t(sms) * 8 + p.n_out - 1) / p.n_out, p.n_red / 4096, 1024});
   splits = std::max<int64_t>(splits, 1);
   p.splits = int(splits);
   p.chunk = (p.n_red + splits - 1) / splits;
+  if (splits > 1) p.chunk = (p.chunk + 15) / 16 * 16;  // each block's start stays 16-byte aligned
   int64_t work = std::min(p.n_red, p.chunk);
   unsigned threads = 32;
   while (threads < 256 && threads < work) threads *= 2;
