@@ -272,11 +272,9 @@ def var(
     keepdims=None,
 ):
     """Variance over ``dim`` with ``correction`` (1: unbiased, the default; 0: biased)."""
-    if axis is not None or keepdims is not None:  # (NumPy spellings)
-        dim, keepdim = numpy_args("var", dim, keepdim, axis, keepdims, None)
-    if isinstance(dim, builtins.bool):  # var(x, False): the old `unbiased` positional form
-        dim, unbiased = None, dim
-    return write_out(_var_or_std("var", input, dim, unbiased, keepdim, correction), out)
+    return write_out(
+        _var_or_std("var", input, dim, unbiased, keepdim, correction, axis, keepdims), out
+    )
 
 
 def std(
@@ -291,16 +289,18 @@ def std(
     keepdims=None,
 ):
     """Standard deviation: the square root of :func:`var`."""
-    if axis is not None or keepdims is not None:  # (NumPy spellings)
-        dim, keepdim = numpy_args("std", dim, keepdim, axis, keepdims, None)
-    if isinstance(dim, builtins.bool):
-        dim, unbiased = None, dim
-    return write_out(_var_or_std("std", input, dim, unbiased, keepdim, correction), out)
+    return write_out(
+        _var_or_std("std", input, dim, unbiased, keepdim, correction, axis, keepdims), out
+    )
 
 
-def _var_or_std(op, input, dim, unbiased, keepdim, correction):
+def _var_or_std(op, input, dim, unbiased, keepdim, correction, axis, keepdims):
     """One kernel (two passes over each reduced row: the mean, then the squared deviations)
     and one autograd node."""
+    if axis is not None or keepdims is not None:  # (NumPy spellings)
+        dim, keepdim = numpy_args(op, dim, keepdim, axis, keepdims, None)
+    if isinstance(dim, builtins.bool):  # var(x, False): the old `unbiased` positional form
+        dim, unbiased = None, dim
     c = _correction(correction, unbiased)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"{op}(): expected a floating-point input, got {input.dtype}")
