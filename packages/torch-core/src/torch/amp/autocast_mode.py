@@ -1,4 +1,4 @@
-"""Autocast: ops that run in a lower-precision dtype inside a region, as PyTorch's CPU autocast.
+"""Autocast: ops that run in a lower-precision dtype inside a region, as PyTorch's autocast.
 
 The state (enabled, dtype per device type; the weight cache) is per thread.  The hook is a
 small Python wrapper around each op of PyTorch's CPU autocast lists that this torch has,
@@ -10,10 +10,12 @@ Every place a torch module or the Tensor class holds one of those ops gets the w
 composite ops are (``einsum`` reaches ``bmm``).  ``torch.nn.functional`` (torch-nn) is
 wrapped as soon as it has been imported, before anything can take a name from it.
 
-While no thread has CPU autocast enabled, a wrapper costs one global read and a call; inside
+While no thread has autocast enabled, a wrapper costs one global read and a call; inside
 an enabled region it casts the floating-point tensor arguments (float64 ones are left as
-they are), then calls the op with autocast off for the nested calls, as PyTorch's kernels
-do.  The casts are ``Tensor.to``'s differentiable op (``_to_dtype``), so float32
+they are) of an op whose tensors are on the region's device type ('cpu' or 'cuda': the
+device of its first tensor argument decides), then calls the op with autocast off for the
+nested calls, as PyTorch's kernels do.  Both device types use the same op lists (PyTorch's
+CPU lists).  The casts are ``Tensor.to``'s differentiable op (``_to_dtype``), so float32
 parameters get float32 gradients.
 """
 
@@ -46,9 +48,9 @@ class _State:
     __slots__ = ("cpu", "token", "cuda", "dtypes", "cache_enabled", "cache", "nesting")
 
     def __init__(self):
-        self.cpu = False  # CPU autocast on (the wrappers read this one)
-        self.token = None  # a _Token while this thread may have CPU autocast on
-        self.cuda = False  # kept for the API: there is no CUDA tensor for it to act on
+        self.cpu = False  # CPU autocast on (the wrappers read these two)
+        self.cuda = False  # CUDA autocast on
+        self.token = None  # a _Token while this thread may have autocast on
         self.dtypes = {"cpu": torch.bfloat16, "cuda": torch.float16}
         self.cache_enabled = True
         self.cache = {}  # (id(weight), dtype) -> (weight, its version, its cast)
@@ -67,7 +69,7 @@ def _state():
         return state
 
 
-# How many threads may have CPU autocast on: while it is 0 a wrapper calls its op at once.
+# How many threads may have autocast on: while it is 0 a wrapper calls its op at once.
 _active = 0
 _lock = threading.RLock()
 
@@ -92,13 +94,16 @@ class _Token:
             pass
 
 
-def _set_cpu(state, enabled):
-    if enabled:
+def _set_enabled(state, device_type, enabled):
+    if device_type == "cpu":
+        state.cpu = enabled
+    else:
+        state.cuda = enabled
+    if state.cpu or state.cuda:
         if state.token is None:
             state.token = _Token()
     else:
         state.token = None
-    state.cpu = enabled
 
 
 def _device_type(device_type, fn):
@@ -136,10 +141,7 @@ def set_autocast_enabled(device_type, enabled=None):
         raise TypeError(
             f"set_autocast_enabled(): enabled must be a bool, not {type(enabled).__name__}"
         )
-    if device_type == "cpu":
-        _set_cpu(_state(), enabled)
-    else:
-        _state().cuda = enabled
+    _set_enabled(_state(), device_type, enabled)
 
 
 def get_autocast_dtype(device_type):
@@ -240,8 +242,9 @@ class autocast:
     decompositions), the others in the dtypes of their inputs.
 
     ``device_type`` is 'cpu' (``dtype`` bfloat16 unless given or set with
-    ``torch.set_autocast_dtype``; float16 is allowed too) or 'cuda', which is disabled
-    with a warning here, there being no GPU.  ``enabled=False`` turns autocast off for a
+    ``torch.set_autocast_dtype``; float16 is allowed too) or 'cuda' (``dtype`` float16
+    unless given or set; bfloat16 is allowed too), which is disabled with a warning where
+    CUDA is not available.  ``enabled=False`` turns autocast off for a
     region nested in an enabled one.  ``cache_enabled`` keeps the casts of weights (leaves
     that require grad) until the outermost region exits.
 
@@ -256,7 +259,7 @@ class autocast:
         if not is_autocast_available(device_type):
             raise RuntimeError(
                 f"User specified an unsupported autocast device_type '{device_type}' (this "
-                "build has autocast for 'cpu', and 'cuda' without a GPU)"
+                "build has autocast for 'cpu' and 'cuda')"
             )
         self.device = _device_type(device_type, "autocast")
         self.fast_dtype = get_autocast_dtype(self.device) if dtype is None else dtype
@@ -268,15 +271,23 @@ class autocast:
             is_autocast_cache_enabled() if cache_enabled is None else bool(cache_enabled)
         )
         enabled = bool(enabled)
-        if enabled and self.device == "cuda":
-            if not torch.cuda.is_available():
-                warnings.warn(
-                    "CUDA is not available or torch_xla is imported. Disabling autocast.",
-                    UserWarning,
-                    stacklevel=2,
-                )
-                enabled = False
-        elif enabled and self.fast_dtype not in (torch.bfloat16, torch.float16):
+        if enabled and self.device == "cuda" and not torch.cuda.is_available():
+            warnings.warn(
+                "CUDA is not available or torch_xla is imported. Disabling autocast.",
+                UserWarning,
+                stacklevel=2,
+            )
+            enabled = False
+        elif enabled and self.device == "cuda" and self.fast_dtype not in _LOWER:
+            warnings.warn(
+                "In CUDA autocast, but the target dtype is not supported. Disabling autocast.\n"
+                "CUDA Autocast only supports dtypes of torch.float16 and torch.bfloat16 "
+                "currently.",
+                UserWarning,
+                stacklevel=2,
+            )
+            enabled = False
+        elif enabled and self.fast_dtype not in _LOWER:
             warnings.warn(
                 "In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
                 "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.",
@@ -470,6 +481,7 @@ _OPS = (
 
 
 _ELIGIBLE = frozenset((torch.float16, torch.bfloat16, _float32))  # floating, not float64
+_LOWER = (torch.bfloat16, torch.float16)
 
 
 def _cast_tensor(t, dtype, cache):
@@ -526,10 +538,22 @@ def _cast_result(value, dtype):
     return value
 
 
+def _device_type_of(args, kwargs):
+    """The device type of the first tensor argument (in a list or tuple too), or None."""
+    for value in (*args, *kwargs.values()):
+        for t in value if type(value) in (list, tuple) else (value,):
+            if isinstance(t, Tensor):
+                return t.device.type
+    return None
+
+
 def _autocast_call(op, policy, args, kwargs):
     state = _state()
-    if not state.cpu or (kwargs and kwargs.get("out") is not None):
+    if not (state.cpu or state.cuda) or (kwargs and kwargs.get("out") is not None):
         return op(*args, **kwargs)  # autocast is off in this thread; out= forms are not cast
+    device_type = _device_type_of(args, kwargs)
+    if not (state.cpu if device_type == "cpu" else state.cuda and device_type == "cuda"):
+        return op(*args, **kwargs)  # not on a device type whose autocast is on
     if policy.__class__ is not str:
         policy = policy(args, kwargs)
         if policy is None:
@@ -538,11 +562,11 @@ def _autocast_call(op, policy, args, kwargs):
     if policy == "fp32":
         dtype = _float32
     elif policy == "promote":
-        dtype = _widest(args, kwargs, state.dtypes["cpu"])
+        dtype = _widest(args, kwargs, state.dtypes[device_type])
         if dtype is None:
             return op(*args, **kwargs)
     else:
-        dtype = state.dtypes["cpu"]
+        dtype = state.dtypes[device_type]
         if state.cache_enabled and _is_grad_enabled():
             cache = state.cache
     cast = []
@@ -559,11 +583,12 @@ def _autocast_call(op, policy, args, kwargs):
     if policy == "lower_fp32":
         cast = [_cast(v, _float32, None) for v in cast]
         kwargs = {k: _cast(v, _float32, None) for k, v in kwargs.items()}
-    state.cpu = False  # the op's own calls are not cast again (the token stays)
+    was_cpu, was_cuda = state.cpu, state.cuda
+    state.cpu = state.cuda = False  # the op's own calls are not cast again (the token stays)
     try:
         out = op(*cast, **kwargs)
     finally:
-        state.cpu = True
+        state.cpu, state.cuda = was_cpu, was_cuda
         if state.token is None:  # the op turned autocast off and on again
             state.token = _Token()
     return _cast_result(out, dtype) if policy == "lower_fp32" else out

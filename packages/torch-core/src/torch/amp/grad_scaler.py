@@ -32,10 +32,11 @@ class GradScaler:
     """Scales the loss, unscales the gradients, skips the steps whose gradients are not
     finite and adapts the scale.
 
-    ``device`` is 'cpu' or 'cuda'; on 'cuda' it disables itself with a warning here, there
-    being no GPU.  Disabled (``enabled=False``), ``scale(x)`` is ``x``, ``step(opt)`` is
-    ``opt.step()`` and ``unscale_`` and ``update`` do nothing, so one program runs either
-    way.
+    ``device`` is 'cpu' or 'cuda'; on 'cuda' it disables itself with a warning where CUDA
+    is not available.  The scale lives on the device of the first outputs scaled; the
+    gradients' finiteness is checked on their devices, with one synchronisation per step.
+    Disabled (``enabled=False``), ``scale(x)`` is ``x``, ``step(opt)`` is ``opt.step()``
+    and ``unscale_`` and ``update`` do nothing, so one program runs either way.
 
     >>> scaler = torch.amp.GradScaler("cpu", init_scale=1024.0)
     >>> scaler.scale(torch.tensor(2.0))
@@ -78,9 +79,11 @@ class GradScaler:
         self._growth_tracker = None  # a 0-dim int32 tensor: clean steps in a row
         self._per_optimizer_states = collections.defaultdict(_refresh_per_optimizer_state)
 
-    def _lazy_init_scale_growth_tracker(self):
-        self._scale = torch.full((), float(self._init_scale), dtype=torch.float32)
-        self._growth_tracker = torch.full((), self._init_growth_tracker, dtype=torch.int32)
+    def _lazy_init_scale_growth_tracker(self, device=None):
+        self._scale = torch.full((), float(self._init_scale), dtype=torch.float32, device=device)
+        self._growth_tracker = torch.full(
+            (), self._init_growth_tracker, dtype=torch.int32, device=device
+        )
 
     def _check_scale_growth_tracker(self, funcname):
         fix = (
@@ -99,7 +102,11 @@ class GradScaler:
         if not self._enabled:
             return outputs
         if self._scale is None:
-            self._lazy_init_scale_growth_tracker()
+            first = outputs
+            while isinstance(first, (list, tuple)) and first:
+                first = first[0]
+            device = first.device if isinstance(first, torch.Tensor) else None
+            self._lazy_init_scale_growth_tracker(device)
         if isinstance(outputs, torch.Tensor):
             return outputs * self._scale
 
@@ -118,8 +125,10 @@ class GradScaler:
         return apply(outputs)
 
     def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16):
-        """Multiplies every gradient of ``optimizer`` by ``inv_scale``; ``found_inf``
-        becomes 1 where one of them has an inf or a NaN."""
+        """Multiplies every gradient of ``optimizer`` by ``inv_scale``; the result maps each
+        gradients' device to a 0-dim float32 tensor there, 1 where one of them has an inf or
+        a NaN (computed on the device: nothing waits for the GPU here)."""
+        per_device = {}
         with torch.no_grad():
             for group in optimizer.param_groups:
                 for param in group["params"]:
@@ -128,10 +137,13 @@ class GradScaler:
                         continue
                     if not allow_fp16 and grad.dtype == torch.float16:
                         raise ValueError("Attempting to unscale FP16 gradients.")
-                    if not bool(torch.isfinite(grad).all()):
-                        found_inf.fill_(1.0)
-                    grad.mul_(inv_scale)
-        return {self._device: found_inf}
+                    device = grad.device
+                    if device not in per_device:
+                        per_device[device] = found_inf.to(device, copy=True)
+                    flag = per_device[device]
+                    flag.copy_(torch.maximum(flag, (~torch.isfinite(grad).all()).float()))
+                    grad.mul_(inv_scale.to(device))
+        return per_device or {found_inf.device: found_inf}
 
     def unscale_(self, optimizer):
         """Divides ``optimizer``'s gradients by the scale, in place (to clip or inspect
@@ -147,7 +159,7 @@ class GradScaler:
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
         inv_scale = self._scale.double().reciprocal().float()
-        found_inf = torch.zeros((), dtype=torch.float32)
+        found_inf = torch.zeros((), dtype=torch.float32, device=self._scale.device)
         state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv_scale, found_inf, False)
         state["stage"] = OptState.UNSCALED
 

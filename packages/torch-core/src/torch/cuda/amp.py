@@ -1,11 +1,11 @@
-"""torch.cuda.amp (mixed precision on the GPU) where CUDA is not available.
+"""torch.cuda.amp: PyTorch's older names of ``torch.amp`` with ``device_type="cuda"``.
 
-These are PyTorch's older names of ``torch.amp`` with ``device_type="cuda"``: each warns
-that it is deprecated (FutureWarning), and, as in PyTorch without a GPU, ``autocast`` and
-``GradScaler`` are accepted and disabled (with a warning when they were asked to be
-enabled): the block runs in the dtypes it was written in, ``scale(loss)`` returns the loss
-itself and ``step(optimizer)`` simply calls ``optimizer.step()``. Mixed-precision training
-code therefore runs unchanged on the CPU; ``torch.autocast("cpu")`` and
+Each warns that it is deprecated (FutureWarning). Where CUDA is available they are mixed
+precision on the GPU; where it is not, as in PyTorch, ``autocast`` and ``GradScaler`` are
+accepted and disabled (with a warning when they were asked to be enabled): the block runs
+in the dtypes it was written in, ``scale(loss)`` returns the loss itself and
+``step(optimizer)`` simply calls ``optimizer.step()``. Mixed-precision training code
+therefore runs unchanged on the CPU; ``torch.autocast("cpu")`` and
 ``torch.amp.GradScaler("cpu")`` are mixed precision there.
 """
 
@@ -31,7 +31,7 @@ def amp_definitely_not_available():
 
 
 class autocast(torch.amp.autocast):
-    """``torch.amp.autocast("cuda", ...)`` (deprecated name): disabled here.
+    """``torch.amp.autocast("cuda", ...)`` (deprecated name).
 
     >>> with torch.cuda.amp.autocast(enabled=False):
     ...     (torch.ones(2) * 2).dtype
@@ -44,23 +44,21 @@ class autocast(torch.amp.autocast):
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):
-    """``torch.amp.custom_fwd(device_type="cuda")`` (deprecated name): CUDA autocast is
-    never on here, so `fwd` runs as written."""
+    """``torch.amp.custom_fwd(device_type="cuda")`` (deprecated name)."""
     _deprecated("custom_fwd", "custom_fwd(args..., device_type='cuda')")
     return torch.amp.custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
 
 
 def custom_bwd(bwd):
-    """``torch.amp.custom_bwd(device_type="cuda")`` (deprecated name): `bwd` runs as
-    written."""
+    """``torch.amp.custom_bwd(device_type="cuda")`` (deprecated name)."""
     _deprecated("custom_bwd", "custom_bwd(args..., device_type='cuda')")
     return torch.amp.custom_bwd(bwd, device_type="cuda")
 
 
 class GradScaler(torch.amp.GradScaler):
-    """``torch.amp.GradScaler("cuda", ...)`` (deprecated name), disabled without CUDA:
-    ``scale(x)`` is ``x``, ``unscale_`` and ``update`` do nothing, ``step(optimizer)``
-    calls ``optimizer.step()``.
+    """``torch.amp.GradScaler("cuda", ...)`` (deprecated name); disabled without CUDA
+    (``scale(x)`` is ``x``, ``unscale_`` and ``update`` do nothing, ``step(optimizer)``
+    calls ``optimizer.step()``).
 
     >>> scaler = torch.cuda.amp.GradScaler(enabled=False)
     >>> scaler.scale(torch.tensor(3.0))
