@@ -1,7 +1,9 @@
-// bind_interop.cpp — tensors from Python data, NumPy (shared memory) and DLPack.
+// bind_interop.cpp — tensors from Python data, NumPy (shared memory), DLPack (CPU and CUDA)
+// and the CUDA Array Interface (CuPy, Numba).
 #include <pybind11/numpy.h>
 
 #include "bind.h"
+#include "cuda.h"
 
 namespace tc {
 
@@ -272,6 +274,7 @@ struct DLManagedTensor {
 };
 enum {
   kDLCPU = 1,
+  kDLCUDA = 2,
   kDLInt = 0,
   kDLUInt = 1,
   kDLFloat = 2,
@@ -323,9 +326,15 @@ static ScalarType from_dl_dtype(DLDataType d) {
        int(d.bits), ")");
 }
 
+// A CUDA storage's device: its index, or the current device for an unindexed one.
+static int32_t cuda_index(const Tensor& t) {
+  return t.device().index >= 0 ? t.device().index : cuda::current_device();
+}
+
 static py::capsule to_dlpack(const Tensor& t) {
-  TC_CHECK(t.device().type == DeviceType::CPU, NotImplemented,
-           "to_dlpack: only CPU tensors can be exported in this build, got a tensor on ",
+  bool on_cuda = t.device().type == DeviceType::CUDA;
+  TC_CHECK(t.device().type == DeviceType::CPU || on_cuda, NotImplemented,
+           "to_dlpack: only CPU and CUDA tensors can be exported, got a tensor on ",
            t.device().str());
   auto* ex = new DLPackExport{alias(t), {}, {}, {}};
   for (int64_t i = 0; i < t.dim(); i++) {
@@ -335,7 +344,7 @@ static py::capsule to_dlpack(const Tensor& t) {
   DLTensor& d = ex->managed.dl_tensor;
   d.data = t.impl()->storage->data;
   d.byte_offset = uint64_t(t.offset()) * t.itemsize();
-  d.device = {kDLCPU, 0};
+  d.device = on_cuda ? DLDevice{kDLCUDA, cuda_index(t)} : DLDevice{kDLCPU, 0};
   d.ndim = int32_t(t.dim());
   d.dtype = dl_dtype(t.dtype());
   d.shape = ex->shape.data();
@@ -353,16 +362,46 @@ static py::capsule to_dlpack(const Tensor& t) {
   });
 }
 
+// The stream number a DLPack consumer passes for this thread's current stream (1: the
+// legacy default stream, as the protocol numbers it).
+static int64_t dlpack_stream() {
+  auto s = reinterpret_cast<intptr_t>(cuda::current_stream());
+  return s ? int64_t(s) : 1;
+}
+
+static void need_cuda(const char* op) {
+  if (!cuda::loaded()) py::module_::import("torch.cuda").attr("init")();  // raises why not
+  TC_CHECK(cuda::loaded(), Runtime, op, ": a CUDA tensor, but CUDA is not available");
+}
+
 static Tensor from_dlpack(py::handle obj) {
-  py::object cap = py::hasattr(obj, "__dlpack__") ? obj.attr("__dlpack__")()
-                                                  : py::reinterpret_borrow<py::object>(obj);
+  py::object cap;
+  if (py::hasattr(obj, "__dlpack__")) {
+    bool on_cuda = false;
+    if (py::hasattr(obj, "__dlpack_device__"))
+      on_cuda = obj.attr("__dlpack_device__")().cast<py::tuple>()[0].cast<int>() == kDLCUDA;
+    if (on_cuda) {  // the producer makes its data ready for our stream
+      need_cuda("from_dlpack");
+      cap = obj.attr("__dlpack__")(py::arg("stream") = dlpack_stream());
+    } else {
+      cap = obj.attr("__dlpack__")();
+    }
+  } else {
+    cap = py::reinterpret_borrow<py::object>(obj);
+  }
   TC_CHECK(PyCapsule_IsValid(cap.ptr(), "dltensor"), Type,
            "from_dlpack: expected an object with "
            "__dlpack__ or a 'dltensor' capsule (a capsule can be consumed only once)");
   auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap.ptr(), "dltensor"));
   const DLTensor& d = m->dl_tensor;
-  TC_CHECK(d.device.device_type == kDLCPU, Runtime,
-           "from_dlpack: only CPU tensors are supported in this build");
+  TC_CHECK(d.device.device_type == kDLCPU || d.device.device_type == kDLCUDA, Runtime,
+           "from_dlpack: only CPU and CUDA tensors are supported (DLPack device type ",
+           d.device.device_type, ")");
+  if (d.device.device_type == kDLCUDA) {
+    need_cuda("from_dlpack");
+    TC_CHECK(d.device.device_id >= 0 && d.device.device_id < cuda::device_count(), Runtime,
+             "from_dlpack: CUDA device ", d.device.device_id, " does not exist here");
+  }
   ScalarType dt = from_dl_dtype(d.dtype);
   Shape sizes(d.shape, d.shape + d.ndim), strides;
   int64_t extent = 1, n = 1;
@@ -379,6 +418,7 @@ static Tensor from_dlpack(py::handle obj) {
   auto s = std::make_shared<Storage>();
   s->data = static_cast<char*>(d.data) + d.byte_offset;
   s->nbytes = n ? size_t(extent) * itemsize(dt) : 0;
+  if (d.device.device_type == kDLCUDA) s->device = Device{DeviceType::CUDA, d.device.device_id};
   s->ctx = m;
   s->resizable = false;
   s->deleter = [](void*, void* ctx) {
@@ -386,6 +426,131 @@ static Tensor from_dlpack(py::handle obj) {
     if (mt->deleter) mt->deleter(mt);
   };
   PyCapsule_SetName(cap.ptr(), "used_dltensor");
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = s;
+  impl->sizes = sizes;
+  impl->strides = strides;
+  impl->dtype = dt;
+  return Tensor(std::move(impl));
+}
+
+// ---------------------------------------------------------------- CUDA Array Interface
+// Version 3 of Numba's protocol (https://numba.readthedocs.io, "CUDA Array Interface"):
+// a dict with shape, typestr, data = (pointer, read-only), strides in bytes or None,
+// version, and stream (the producer's stream, or None when no synchronisation is needed).
+static const char* typestr(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool:
+      return "|b1";
+    case ScalarType::Byte:
+      return "|u1";
+    case ScalarType::Char:
+      return "|i1";
+    case ScalarType::Short:
+      return "<i2";
+    case ScalarType::Int:
+      return "<i4";
+    case ScalarType::Long:
+      return "<i8";
+    case ScalarType::Half:
+      return "<f2";
+    case ScalarType::Float:
+      return "<f4";
+    case ScalarType::Double:
+      return "<f8";
+    case ScalarType::ComplexFloat:
+      return "<c8";
+    case ScalarType::ComplexDouble:
+      return "<c16";
+    default:
+      fail(ErrorKind::Type, "__cuda_array_interface__: no typestr for ", dtype_name(t),
+           " (the interface has no bfloat16)");
+  }
+}
+
+static py::dict cuda_array_interface(const Tensor& t) {
+  if (t.device().type != DeviceType::CUDA) {
+    PyErr_SetString(
+        PyExc_AttributeError,
+        ("Can't get __cuda_array_interface__ on non-CUDA tensor type: " + t.device().str() +
+         " tensor. If CUDA data is required use tensor.cuda() "
+         "to copy tensor to device memory.")
+            .c_str());
+    throw py::error_already_set();
+  }
+  py::dict d;
+  py::list shape, strides;
+  for (int64_t i = 0; i < t.dim(); i++) {
+    shape.append(t.size(i));
+    strides.append(t.stride(i) * int64_t(t.itemsize()));
+  }
+  d["shape"] = py::tuple(shape);
+  d["typestr"] = typestr(t.dtype());
+  d["data"] = py::make_tuple(reinterpret_cast<uintptr_t>(t.numel() ? t.data() : nullptr), false);
+  d["strides"] = t.is_contiguous() ? py::object(py::none()) : py::object(py::tuple(strides));
+  d["version"] = 3;
+  d["stream"] = dlpack_stream();  // the same numbering: 1 is the legacy default stream
+  return d;
+}
+
+// A CUDA tensor viewing the memory an object exports through __cuda_array_interface__ (no
+// copy); the tensor keeps the object alive. The data is on the current device.
+static Tensor from_cuda_array_interface(py::handle obj) {
+  need_cuda("as_tensor");
+  py::dict d = obj.attr("__cuda_array_interface__");
+  TC_CHECK(!d.contains("mask") || d["mask"].is_none(), NotImplemented,
+           "as_tensor: masked CUDA arrays (__cuda_array_interface__ with a mask) are not "
+           "supported");
+  std::string ts = d["typestr"].cast<std::string>();
+  ScalarType dt = ScalarType::Undefined;
+  for (int i = 0; i < kNumDTypes && dt == ScalarType::Undefined; i++)
+    if (ScalarType(i) != ScalarType::BFloat16 && typestr(ScalarType(i)) == ts) dt = ScalarType(i);
+  TC_CHECK(dt != ScalarType::Undefined, Type, "as_tensor: unsupported CUDA array typestr '", ts,
+           "'");
+  Shape sizes;
+  for (py::handle h : d["shape"].cast<py::tuple>()) {
+    int64_t v = h.cast<int64_t>();
+    TC_CHECK(v >= 0, Value, "as_tensor: negative size ", v, " in __cuda_array_interface__");
+    sizes.push_back(v);
+  }
+  int64_t isz = int64_t(itemsize(dt)), n = safe_numel(sizes, "as_tensor");
+  Shape strides = contiguous_strides(sizes);
+  if (d.contains("strides") && !d["strides"].is_none()) {
+    py::tuple st = d["strides"].cast<py::tuple>();
+    TC_CHECK(st.size() == sizes.size(), Value, "as_tensor: ", st.size(), " strides for ",
+             sizes.size(), " dims in __cuda_array_interface__");
+    for (size_t i = 0; i < sizes.size(); i++) {
+      int64_t b = st[i].cast<int64_t>();
+      TC_CHECK(b >= 0 && b % isz == 0, Value, "as_tensor: stride ", b,
+               " bytes is negative or not a multiple of the item size ", isz);
+      strides[i] = b / isz;
+    }
+  }
+  int64_t extent = 1;  // elements spanned, overflow-checked (strides come from the object)
+  for (size_t i = 0; i < sizes.size() && n; i++) {
+    int64_t span = 0;
+    TC_CHECK(!__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) &&
+                 !__builtin_add_overflow(extent, span, &extent) &&
+                 !__builtin_mul_overflow(extent, isz, &span),
+             Value, "as_tensor: the strides of __cuda_array_interface__ overflow");
+  }
+  py::tuple data = d["data"].cast<py::tuple>();
+  auto ptr = data[0].cast<uintptr_t>();
+  TC_CHECK(ptr != 0 || n == 0, Value, "as_tensor: a null data pointer for ", n, " elements");
+  if (d.contains("stream") && !d["stream"].is_none()) {  // wait for the producer's work
+    int64_t stream = d["stream"].cast<int64_t>();
+    if (stream != dlpack_stream()) cuda::synchronize(cuda::current_device());
+  }
+  auto s = std::make_shared<Storage>();
+  s->data = reinterpret_cast<void*>(ptr);
+  s->nbytes = n ? size_t(extent) * size_t(isz) : 0;
+  s->device = Device{DeviceType::CUDA, cuda::current_device()};
+  s->resizable = false;
+  s->ctx = new py::object(py::reinterpret_borrow<py::object>(obj));
+  s->deleter = [](void*, void* ctx) {
+    py::gil_scoped_acquire gil;
+    delete static_cast<py::object*>(ctx);
+  };
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = s;
   impl->sizes = sizes;
@@ -406,9 +571,30 @@ void bind_interop(py::module_& m, py::class_<Tensor>& cls) {
         return to_numpy(self);
       },
       py::arg("force") = false, nograd);
-  cls.def("__dlpack__", [](const Tensor& t, py::kwargs) { return to_dlpack(t); }, nograd);
   cls.def(
-      "__dlpack_device__", [](const Tensor&) { return py::make_tuple(int(kDLCPU), 0); }, nograd);
+      "__dlpack__",
+      [](const Tensor& t, py::kwargs kw) {
+        // A consumer on another stream (the protocol's number; -1: no synchronisation) gets
+        // the data once this thread's stream has finished writing it.
+        if (t.device().type == DeviceType::CUDA && kw.contains("stream") &&
+            !kw["stream"].is_none()) {
+          int64_t stream = kw["stream"].cast<int64_t>();
+          if (stream != -1 && stream != dlpack_stream())
+            cuda::stream_synchronize(reinterpret_cast<uintptr_t>(cuda::current_stream()));
+        }
+        return to_dlpack(t);
+      },
+      nograd);
+  cls.def(
+      "__dlpack_device__",
+      [](const Tensor& t) {
+        if (t.device().type == DeviceType::CUDA) return py::make_tuple(int(kDLCUDA), cuda_index(t));
+        return py::make_tuple(int(kDLCPU), 0);
+      },
+      nograd);
+  cls.def_property_readonly("__cuda_array_interface__", &cuda_array_interface);
+  m.def("_from_cuda_array_interface", &from_cuda_array_interface, py::arg("obj"),
+        "A CUDA tensor sharing memory with an object that has __cuda_array_interface__.", nograd);
   m.def("from_dlpack", &from_dlpack, py::arg("ext_tensor"),
         "A tensor sharing memory with any object that implements __dlpack__ (or a DLPack capsule).",
         nograd);

@@ -827,3 +827,21 @@ def test_nvrtc_reports_a_compile_error():
     assert torch._C._cuda_nvrtc_compile(good, "k", "sm_80") > 0
     with pytest.raises(RuntimeError, match="undefined_thing"):
         torch._C._cuda_nvrtc_compile(good.replace("1.0f", "undefined_thing"), "k", "sm_80")
+
+
+# ---------------------------------------------------------------- GPU array interop
+def test_cpu_tensors_export_no_cuda_array_interface():
+    t = torch.arange(3.0)
+    assert not hasattr(t, "__cuda_array_interface__")  # AttributeError, as in PyTorch
+    with pytest.raises(AttributeError, match="non-CUDA tensor"):
+        _ = t.__cuda_array_interface__
+    assert t.__dlpack_device__() == (1, 0)
+
+
+def test_gpu_arrays_need_cuda_and_say_so():
+    class GpuArray:  # what CuPy exports, without a GPU behind it
+        __cuda_array_interface__ = {"shape": (2,), "typestr": "<f4", "data": (0, False)}
+
+    for make in (torch.as_tensor, torch.tensor):
+        with pytest.raises(RuntimeError, match="CUDA"):
+            make(GpuArray())

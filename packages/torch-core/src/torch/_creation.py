@@ -172,20 +172,28 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         t = _C.from_numpy(array).clone()
         if dtype is not None:
             t = t._to_dtype(dtype, False)
+    elif hasattr(data, "__cuda_array_interface__"):  # a CuPy or Numba array on the GPU
+        t = _C._from_cuda_array_interface(data).clone()
+        if dtype is not None:
+            t = t._to_dtype(dtype, False)
     else:
         t = _C._tensor_from_data(data, dtype)
     return _finish(t, requires_grad, _device(device))
 
 
 def as_tensor(data, dtype=None, device=None):
-    """Like :func:`tensor`, but shares memory with ``data`` when it is already a tensor or a
-    NumPy array of the requested dtype."""
+    """Like :func:`tensor`, but shares memory with ``data`` when it is already a tensor, a
+    NumPy array or a GPU array with ``__cuda_array_interface__`` (CuPy, Numba) of the
+    requested dtype and device."""
     if device is None and _default_device is not None and not isinstance(data, Tensor):
         device = _default_device
     if isinstance(data, Tensor):
         return _finish(data if dtype is None else data._to_dtype(dtype, False), False, device)
     if _is_ndarray(data):
         t = _C.from_numpy(data)
+        return _finish(t if dtype is None else t._to_dtype(dtype, False), False, device)
+    if hasattr(data, "__cuda_array_interface__"):
+        t = _C._from_cuda_array_interface(data)
         return _finish(t if dtype is None else t._to_dtype(dtype, False), False, device)
     return tensor(data, dtype=dtype, device=device)
 
