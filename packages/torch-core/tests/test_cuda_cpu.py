@@ -845,3 +845,27 @@ def test_gpu_arrays_need_cuda_and_say_so():
     for make in (torch.as_tensor, torch.tensor):
         with pytest.raises(RuntimeError, match="CUDA"):
             make(GpuArray())
+
+
+def test_nvtx_ranges_keep_pytorchs_depths():
+    import torch.cuda.nvtx as nvtx
+
+    assert nvtx.range_push("a") == 0
+    assert nvtx.range_push("b") == 1
+    assert nvtx.range_pop() == 1
+    with nvtx.range("step {}", 3):
+        assert nvtx.range_push("inner") == 2
+        assert nvtx.range_pop() == 2
+    assert nvtx.range_pop() == 0
+    assert nvtx.range_pop() == -1  # nothing open
+    first, second = nvtx.range_start("x"), nvtx.range_start("y")
+    assert first != second
+    nvtx.range_end(first)
+    nvtx.mark("here")
+
+    @nvtx.range("decorated")
+    def f():
+        return nvtx.range_push("in f")
+
+    assert f() == 1
+    assert nvtx.range_pop() == 0
