@@ -9,7 +9,6 @@ node (:mod:`torch.autograd.graph`), and :func:`backward` walks the nodes in depe
 __version__ = "0.1.0"
 
 import torch
-from torch import _C
 from torch.autograd import (
     _tensor_api,  # noqa: F401  (Tensor.backward, hooks, ...)
     graph,
@@ -91,7 +90,8 @@ def _roots(outputs, grads, create_graph, what):
                     f"grad can be implicitly created only for scalar outputs (the output has "
                     f"shape {list(out.shape)}); pass gradient= with that shape"
                 )
-            g = _C._full(tuple(out.shape), 1, out.dtype)
+            # the implicit seed lives where the output does
+            g = graph.full_on(tuple(out.shape), out.dtype, out, 1)
         elif not isinstance(g, Tensor):
             g = torch.full_like(out, g)
         elif g.shape != out.shape:

@@ -10,6 +10,7 @@ torch._sparse for how sparse tensors carry gradients.
 import torch
 from torch import _C
 from torch._sparse import _coo
+from torch.autograd.formulas.nn import _counts
 from torch.autograd.function import Function
 
 
@@ -30,8 +31,8 @@ class EmbeddingSparseBackward(Function):
         flat = indices.reshape(-1)
         g = g.reshape(flat.shape[0], dim)
         if ctx.scale:
-            counts = torch.bincount(flat, minlength=rows).to(g.dtype)
-            g = g / counts[flat].reshape(-1, 1)
+            ones = torch.ones(flat.shape[0], dtype=g.dtype, device=g.device)
+            g = g / _counts(flat, rows, ones)[flat].reshape(-1, 1)
         if ctx.padding_idx >= 0:
             keep = (flat != ctx.padding_idx).nonzero().reshape(-1)
             flat, g = flat[keep], g[keep]

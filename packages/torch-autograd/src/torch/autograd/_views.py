@@ -15,7 +15,7 @@ def _like_base(g, geometry):
     """A copy of g (the base's gradient) with the base's strides, so that a view's
     geometry can address it."""
     size, stride = geometry
-    out = torch.empty_strided(size, stride, dtype=g.dtype)
+    out = torch.empty_strided(size, stride, dtype=g.dtype, device=g.device)
     return out.copy_(g)
 
 
@@ -90,7 +90,7 @@ class _ScatterWindow(Function):
     def forward(ctx, g, base_geometry, view_geometry, base_offset):
         ctx.geometry = (base_geometry, view_geometry, base_offset)
         size, stride = base_geometry
-        out = torch.empty_strided(size, stride, dtype=g.dtype).zero_()
+        out = torch.empty_strided(size, stride, dtype=g.dtype, device=g.device).zero_()
         _window(out, view_geometry, base_offset).copy_(g)
         return out
 

@@ -17,7 +17,7 @@ class FunctionCtx(Node):
     multi_output = True
     materialize_grads = True
     needs_input_grad = ()  # set by apply() before forward runs
-    _in_meta = ()  # per input: (dtype, shape) of a tensor that requires grad, else None
+    _in_meta = ()  # per input: (dtype, shape, device) of a tensor that requires grad, or None
     _to_save = ()
     _dirty = ()
     _non_differentiable = ()
@@ -52,7 +52,16 @@ class FunctionCtx(Node):
         self.materialize_grads = bool(value)
 
     def _materialize(self, grads):
-        return Node._materialize(self, grads) if self.materialize_grads else grads
+        """Zeros for the outputs that received no gradient, each on its output's device (a
+        Function's outputs may live on several)."""
+        if not self.materialize_grads:
+            return grads
+        return [
+            g
+            if g is not None or meta is None
+            else torch.zeros(meta[0], dtype=meta[1], device=meta[2])
+            for g, meta in zip(grads, self._out_meta)
+        ]
 
     def backward(self, *grads):
         out = self._function.backward(self, *grads)
@@ -70,11 +79,13 @@ class FunctionCtx(Node):
 
 def _fit(node, i, g):
     """A user's gradient for input i in that input's dtype (as PyTorch's engine converts it);
-    a wrong shape is an error."""
+    a wrong shape is an error, and so is a wrong device (but for a 0-d gradient, moved)."""
     meta = node._in_meta[i] if i < len(node._in_meta) else None
     if meta is None or not isinstance(g, Tensor):
         return g
-    dtype, shape = meta
+    dtype, shape, device = meta
+    if g.device != device:  # (PyTorch's rule: see graph.on_device)
+        g = graph.on_device(g, device, f"input {i} of {node.name()}")
     if tuple(g.shape) != shape and _expands_to(shape, tuple(g.shape)):
         g = _sum_to(g, shape)  # a broadcast gradient, summed back to the input's shape
     if tuple(g.shape) != shape:
@@ -167,7 +178,7 @@ class Function(metaclass=_FunctionMeta):
 def _record(ctx, args, out):
     ctx._where = graph._user_frame()
     ctx._in_meta = [
-        (a.dtype, tuple(a.shape)) if isinstance(a, Tensor) and a.requires_grad else None
+        (a.dtype, tuple(a.shape), a.device) if isinstance(a, Tensor) and a.requires_grad else None
         for a in args
     ]
     edges = [graph.edge(a) if isinstance(a, Tensor) else None for a in args]
@@ -195,7 +206,7 @@ def _record(ctx, args, out):
             t.grad_fn = ctx
             t.output_nr = nr
             _C._mark_requires_grad(t)
-            meta.append((tuple(t.shape), t.dtype))
+            meta.append((tuple(t.shape), t.dtype, t.device))
         result.append(t)
     ctx.n_outputs = len(meta)
     ctx._out_meta = meta

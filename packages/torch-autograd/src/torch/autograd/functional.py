@@ -241,7 +241,7 @@ def jacobian(
             tuple(
                 torch.stack(r).reshape(out.shape + x.shape)
                 if r
-                else torch.zeros(out.shape + x.shape, dtype=x.dtype)
+                else torch.zeros(out.shape + x.shape, dtype=x.dtype, device=x.device)
                 for r, x in zip(rows, leaves)
             )
         )

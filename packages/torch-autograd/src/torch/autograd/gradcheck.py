@@ -217,7 +217,7 @@ def _batched_grad_error(outputs, targets, atol, rtol):
     for o in outputs:
         if not o.requires_grad:
             continue
-        batch = torch.randn((2, *o.shape), dtype=o.dtype, generator=gen)
+        batch = torch.randn((2, *o.shape), dtype=o.dtype, generator=gen).to(o.device)
         together = torch.autograd.grad(
             o, targets, batch, retain_graph=True, allow_unused=True, is_grads_batched=True
         )
@@ -236,8 +236,9 @@ def _fast_check(func, inputs, diff, outputs, eps, atol, rtol, raise_exception):
     with v against the directional difference along v dotted with u."""
     gen = torch.Generator().manual_seed(0)
     targets = [inputs[i] for i in diff]
-    vs = [torch.randn(t.shape, dtype=t.dtype, generator=gen) for t in targets]
-    us = [torch.randn(o.shape, dtype=o.dtype, generator=gen) for o in outputs]
+    # drawn on the CPU (the generator's device), used where the tensors live
+    vs = [torch.randn(t.shape, dtype=t.dtype, generator=gen).to(t.device) for t in targets]
+    us = [torch.randn(o.shape, dtype=o.dtype, generator=gen).to(o.device) for o in outputs]
     live = [(o, u) for o, u in zip(outputs, us) if o.requires_grad]
     analytical = 0.0
     if live:
@@ -314,7 +315,7 @@ def gradgradcheck(
         grad_outputs = []
         for o in outputs:
             shape = (*o.shape, 2) if gen_non_contig_grad_outputs else o.shape
-            g = torch.randn(shape, dtype=o.dtype, generator=gen)
+            g = torch.randn(shape, dtype=o.dtype, generator=gen).to(o.device)
             if gen_non_contig_grad_outputs:  # every other element: strided, not contiguous
                 g = g.select(-1, 0)
             grad_outputs.append(g.requires_grad_())

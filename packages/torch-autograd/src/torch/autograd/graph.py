@@ -74,9 +74,11 @@ class Node:
         return tuple(e is not None for e in self._edges)
 
     def _materialize(self, grads):
-        """Zeros for the outputs that received no gradient (integer outputs stay None)."""
+        """Zeros for the outputs that received no gradient (integer outputs stay None), on
+        the device of those that did (an op's outputs share its device)."""
+        like = next(g for g in grads if g is not None)
         return [
-            g if g is not None or meta is None else torch.zeros(meta[0], dtype=meta[1])
+            g if g is not None or meta is None else full_on(meta[0], meta[1], like, 0)
             for g, meta in zip(grads, self._out_meta)
         ]
 
@@ -431,6 +433,8 @@ class AccumulateGrad(Node):
         var = self._variable()
         if var is None:
             return
+        if not (grad.is_cpu and var.is_cpu) and grad.device != var.device:
+            grad = on_device(grad, var.device, f"the leaf of shape {list(var.shape)}")
         for hook in var._backward_hooks:
             new = hook(grad)
             if new is not None:
@@ -500,6 +504,26 @@ def edge(t):
     if t.requires_grad:
         return (accumulator(t), 0)
     return None
+
+
+def on_device(grad, device, what):
+    """A gradient that reached a tensor on another device (PyTorch's rule): a 0-d one, which
+    comes from a CPU scalar tensor used in an op on another device, moves there; any other
+    is an error (a backward made it on the wrong device)."""
+    if grad.dim() == 0:
+        return grad.to(device)
+    raise RuntimeError(
+        f"invalid gradient for {what}: expected device {device} but got {grad.device}"
+    )
+
+
+def full_on(shape, dtype, like, value):
+    """A tensor of ``shape`` and ``dtype`` filled with ``value`` on the device of the tensor
+    ``like``: a backward's helper tensors live where the gradient does. Made on that device
+    itself (the factories would fill on the CPU and copy the whole tensor over)."""
+    if like.is_cpu:
+        return _C._full(shape, value, dtype)
+    return _C.empty(shape, dtype, like.device).fill_(value)
 
 
 def sum_to(g, shape):

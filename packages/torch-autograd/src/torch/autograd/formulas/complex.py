@@ -101,7 +101,8 @@ class FftR2CBackward0(Formula):
         last = dims[-1]
         pad = list(g.shape)
         pad[last] = n - g.shape[last]
-        full = torch.cat([g, torch.zeros(pad, dtype=g.dtype)], last)  # the dropped bins: 0
+        dropped = torch.zeros(pad, dtype=g.dtype, device=g.device)  # the dropped bins: 0
+        full = torch.cat([g, dropped], last)
         return (_C._fft_c2c(full, dims, not forward, scale).real,)
 
 
@@ -118,7 +119,7 @@ class FftC2RBackward0(Formula):
         doubled = (n - 1) // 2  # bins 1 .. (n - 1) // 2 each stand for two of the full spectrum
         if doubled > 0:
             last = dims[-1]
-            twos = torch.ones(gx.shape[last], dtype=gx.real.dtype)
+            twos = torch.ones(gx.shape[last], dtype=gx.real.dtype, device=gx.device)
             twos[1 : 1 + doubled] = 2.0
             shape = [1] * gx.dim()
             shape[last] = gx.shape[last]

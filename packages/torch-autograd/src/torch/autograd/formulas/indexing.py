@@ -11,8 +11,9 @@ import math
 
 import torch
 from torch import _C
+from torch.autograd.formulas.reduce import may_be_true
 from torch.autograd.function import Function
-from torch.autograd.graph import Formula, sum_to
+from torch.autograd.graph import Formula, full_on, sum_to
 
 Tensor = torch.Tensor
 
@@ -26,7 +27,7 @@ class IndexAdd(Function):
     @staticmethod
     def forward(ctx, g, dim, index, shape):
         ctx.dim, ctx.index = dim, index
-        return torch.zeros(shape, dtype=g.dtype).index_add_(dim, index, g)
+        return full_on(shape, g.dtype, g, 0).index_add_(dim, index, g)
 
     @staticmethod
     def backward(ctx, gg):
@@ -39,7 +40,7 @@ class ScatterAdd(Function):
     @staticmethod
     def forward(ctx, g, dim, index, shape):
         ctx.dim, ctx.index = dim, index
-        return torch.zeros(shape, dtype=g.dtype).scatter_add_(dim, index, g)
+        return full_on(shape, g.dtype, g, 0).scatter_add_(dim, index, g)
 
     @staticmethod
     def backward(ctx, gg):
@@ -52,7 +53,7 @@ class MaskScatter(Function):
     @staticmethod
     def forward(ctx, g, mask, shape):
         ctx.mask = mask
-        out = torch.zeros(shape, dtype=g.dtype)
+        out = full_on(shape, g.dtype, g, 0)
         out[mask] = g
         return out
 
@@ -68,7 +69,7 @@ class IndexAccumulate(Function):
     @staticmethod
     def forward(ctx, g, shape, index, advanced):
         ctx.index = index
-        out = torch.zeros(shape, dtype=g.dtype)
+        out = full_on(shape, g.dtype, g, 0)
         if advanced:
             torch._indexing._setitem(out, index, g, _ADD)
         else:  # a view: its elements are distinct
@@ -148,8 +149,9 @@ _VIEW_NAMES = {
 
 class IndexPutBackward0(Formula):
     """x[index] = v: x's old value gets g outside the region written, v gets g[index]
-    (summed over the dims v was broadcast along).  Where an index repeats, only the last
-    write is kept, so only that element of v gets the gradient."""
+    (summed over the dims v was broadcast along).  Where an index repeats, every write of
+    it gets the gradient, whichever one the forward kept (as in PyTorch: on a GPU which
+    write is kept is not even defined)."""
 
     inplace_names = ("__setitem__",)
     clone_for_inplace = False
@@ -163,18 +165,14 @@ class IndexPutBackward0(Formula):
 
     def backward(self, g):
         index = _saved_index(self)
-        # which element of x[index] was written last to each element of x (-1: none)
-        last = torch.full(self.shape, -1, dtype=torch.int64)
-        shape = tuple(last[index].shape)
-        order = torch.arange(math.prod(shape)).reshape(shape)
-        last[index] = order
         gx = gv = None
         if self.needs_input_grad[0]:
-            gx = g.masked_fill(last >= 0, 0)
+            written = full_on(self.shape, torch.bool, g, False)
+            written[index] = True
+            gx = g.masked_fill(written, 0)
         if self.needs_input_grad[1]:
             shape, dtype = self.value_meta
-            overwritten = last[index] != order
-            gv = _sum_to_value(g[index].masked_fill(overwritten, 0), shape)
+            gv = _sum_to_value(g[index], shape)
             gv = gv if gv.dtype == dtype else gv.to(dtype)
         return gx, gv
 
@@ -260,12 +258,12 @@ def _geometry(t):
     return tuple(t.shape), t.stride(), t.storage_offset()
 
 
-def _positions(whole, sub, offsets):
-    """Row-major positions in the tensor of geometry ``whole`` of the elements that the
-    windows of ``sub`` (a geometry inside it) shifted by ``offsets`` reach."""
+def _positions(whole, sub, offsets, device):
+    """Row-major positions in the tensor of geometry ``whole`` (on ``device``) of the
+    elements that the windows of ``sub`` (a geometry inside it) shifted by ``offsets`` reach."""
     shape, stride, offset = whole
-    ids = torch.empty_strided(shape, stride, dtype=torch.int64)
-    ids.copy_(torch.arange(math.prod(shape)).reshape(shape))
+    ids = torch.empty_strided(shape, stride, dtype=torch.int64, device=device)
+    ids.copy_(torch.arange(math.prod(shape), device=device).reshape(shape))
     sub_shape, sub_stride, sub_offset = sub
     window = ids.as_strided(sub_shape, sub_stride, ids.storage_offset() + sub_offset - offset)
     return _C._take_rows(window, offsets)
@@ -285,7 +283,7 @@ class TakeBackward0(Formula):
     def backward(self, g):
         (offsets,) = self.saved_tensors
         whole, sub = self.geometry
-        return (_add_flat(g, _positions(whole, sub, offsets), whole[0]),)
+        return (_add_flat(g, _positions(whole, sub, offsets, g.device), whole[0]),)
 
 
 class PutBackward0(Formula):
@@ -328,7 +326,7 @@ class PutBackward0(Formula):
             )
         offsets = self.saved_tensors[0]
         whole, sub = self.geometry
-        pos = _positions(whole, sub, offsets)
+        pos = _positions(whole, sub, offsets, g.device)
         if self.mode == _MUL:
             gt, gv = self._product_grads(g, pos)
         elif self.mode in (_MAX, _MIN):
@@ -342,19 +340,19 @@ class PutBackward0(Formula):
         return gt, gv
 
     def _write_grads(self, g, pos):
-        """set/add: target keeps g where it was not overwritten; values read g."""
+        """set/add: target keeps g where it was not overwritten; every value reads g at its
+        position, also where a position repeats (as in PyTorch)."""
         shape = self.geometry[0][0]
-        if self.mode == _SET:  # which write each element of target kept last (-1: none)
-            order = torch.arange(pos.numel())
-            last = torch.full((math.prod(shape),), -1, dtype=torch.int64)
-            last[pos.reshape(-1)] = order
         gt = gv = None
         if self.needs_input_grad[0]:
-            gt = g if self.mode == _ADD else g.masked_fill((last >= 0).reshape(shape), 0)
+            if self.mode == _ADD:
+                gt = g
+            else:
+                written = full_on(math.prod(shape), torch.bool, pos, False)
+                written[pos.reshape(-1)] = True
+                gt = g.masked_fill(written.reshape(shape), 0)
         if self.needs_input_grad[1]:
             gv = _take_flat(g, pos)
-            if self.mode == _SET:
-                gv = gv.masked_fill(last[pos] != order.reshape(pos.shape), 0)
         return gt, gv
 
     def _group_values(self, pos):
@@ -383,7 +381,7 @@ class PutBackward0(Formula):
         old, values, out = self._group_values(pos)
         shape = tuple(old.shape)
         zero_t, zero_v = old == 0, values == 0
-        if not (bool(zero_t.any()) or bool(zero_v.any())):
+        if not (may_be_true(zero_t) or may_be_true(zero_v)):
             return (
                 g * out / old if self.needs_input_grad[0] else None,
                 _take_flat(g * out, pos) / values if self.needs_input_grad[1] else None,
@@ -418,7 +416,7 @@ def _other_zeros_product(member, is_zero, zeros, zero_sum):
 def _count_at(mask, pos, shape, dtype):
     """How many true elements of mask land on each element of a tensor of ``shape``."""
     return (
-        torch.zeros(math.prod(shape), dtype=dtype)
+        full_on(math.prod(shape), dtype, pos, 0)
         .index_add_(0, pos.reshape(-1), mask.reshape(-1).to(dtype))
         .reshape(shape)
     )

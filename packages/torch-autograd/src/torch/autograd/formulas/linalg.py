@@ -17,7 +17,7 @@ def _mT(x):  # noqa: N802
 
 def _mask(x, lower, k):
     """x where the constant triangle mask is set, 0 elsewhere (differentiable in x)."""
-    ones = torch.ones(x.shape[-2], x.shape[-1], dtype=torch.bool)
+    ones = torch.ones(x.shape[-2], x.shape[-1], dtype=torch.bool, device=x.device)
     return torch.where(ones.tril(k) if lower else ones.triu(k), x, 0.0)
 
 
@@ -35,14 +35,14 @@ def _sym(x):
 
 def _diag(v):
     """(..., k) -> (..., k, k) diagonal matrices."""
-    return v.unsqueeze(-1) * torch.eye(v.shape[-1], dtype=v.dtype)
+    return v.unsqueeze(-1) * torch.eye(v.shape[-1], dtype=v.dtype, device=v.device)
 
 
 def _gaps_inverse(w):
     """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (equal values off the
     diagonal give inf: the factor's derivative does not exist there)."""
     diff = w.unsqueeze(-2) - w.unsqueeze(-1)
-    diagonal = torch.eye(w.shape[-1], dtype=torch.bool)
+    diagonal = torch.eye(w.shape[-1], dtype=torch.bool, device=w.device)
     return torch.where(diagonal, 0.0, 1.0 / torch.where(diagonal, 1.0, diff))
 
 
@@ -353,14 +353,14 @@ def _permutation(pivots, m, dtype):
     """The matrix Pt with Pt A = the rows of A in LAPACK's pivoted order (A = P L U, Pt = P^T),
     from the 1-based row swaps `pivots` (..., k)."""
     batch = tuple(pivots.shape[:-1])
-    perm = torch.arange(m).expand(*batch, m).clone()
+    perm = torch.arange(m, device=pivots.device).expand(*batch, m).clone()
     swaps = pivots.to(torch.int64) - 1
     for i in range(pivots.shape[-1]):
         j = swaps.narrow(-1, i, 1)
         row_i = perm.narrow(-1, i, 1).clone()
         perm.narrow(-1, i, 1).copy_(perm.gather(-1, j))
         perm.scatter_(-1, j, row_i)
-    return (perm.unsqueeze(-1) == torch.arange(m)).to(dtype)
+    return (perm.unsqueeze(-1) == torch.arange(m, device=pivots.device)).to(dtype)
 
 
 def _lu_backward_square(L, U, gL, gU):
@@ -383,7 +383,7 @@ class LinalgLuFactorBackward0(_Factorization):
         LU, pivots = self.saved_tensors
         m, n = LU.shape[-2:]
         k = min(m, n)
-        L = _tril(LU.narrow(-1, 0, k), -1) + torch.eye(m, k, dtype=LU.dtype)
+        L = _tril(LU.narrow(-1, 0, k), -1) + torch.eye(m, k, dtype=LU.dtype, device=LU.device)
         U = _triu(LU.narrow(-2, 0, k))
         gL, gU = _tril(gLU.narrow(-1, 0, k), -1), _triu(gLU.narrow(-2, 0, k))
         if m == n:

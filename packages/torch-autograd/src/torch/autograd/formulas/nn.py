@@ -14,7 +14,7 @@ import math
 import torch
 from torch import _C
 from torch.autograd.formulas.indexing import IndexAdd
-from torch.autograd.graph import Formula
+from torch.autograd.graph import Formula, full_on
 
 
 # ---------------------------------------------------------------- pooling
@@ -412,6 +412,12 @@ def _row_norm_grads(g, x, weight, eps):
 
 
 # ---------------------------------------------------------------- embedding
+def _counts(flat, rows, ones):
+    """How often each of ``rows`` rows appears in the indices ``flat``, in ones' dtype and on
+    its device (an index_add of ones: bincount would make its own tensors)."""
+    return full_on(rows, ones.dtype, ones, 0).index_add_(0, flat, ones)
+
+
 class EmbeddingBackward0(Formula):
     """weight[indices]: the gradient rows are added into the weight's rows, except at
     padding_idx; scale_grad_by_freq divides by each index's count."""
@@ -430,10 +436,9 @@ class EmbeddingBackward0(Formula):
         flat = indices.reshape(-1)
         g = g.reshape(flat.shape[0], dim)
         if self.padding_idx >= 0 or self.scale:
-            factor = torch.ones(flat.shape[0], dtype=g.dtype)
+            factor = torch.ones(flat.shape[0], dtype=g.dtype, device=g.device)
             if self.scale:
-                counts = torch.bincount(flat, minlength=rows).to(g.dtype)
-                factor = 1 / counts[flat]
+                factor = 1 / _counts(flat, rows, factor)[flat]
             if self.padding_idx >= 0:
                 factor = torch.where(flat == self.padding_idx, 0.0, factor)
             g = g * factor.reshape(-1, 1)

@@ -10,7 +10,7 @@ import math
 
 import torch
 from torch import _C
-from torch.autograd.graph import Formula
+from torch.autograd.graph import Formula, full_on
 
 
 def _dims(dims, ndim):
@@ -53,8 +53,9 @@ class SumBackward0(Formula):
 def _filled(shape, g, count, dtype):
     """A tensor of shape filled with the 0-d g / count, in dtype."""
     if g.is_cpu:  # (a number: one call)
-        return torch.full(shape, g.item() / count if count else math.nan, dtype=dtype)
-    return torch.empty(shape, dtype=dtype, device=g.device).fill_(g / count)
+        return _C._full(shape, g.item() / count if count else math.nan, dtype)
+    # elsewhere a broadcasting copy: fill_(g) would read g back, waiting for the device
+    return torch.empty(shape, dtype=dtype, device=g.device).copy_(g / count)
 
 
 def _keep(g, shape, dims, keepdim):
@@ -198,11 +199,17 @@ class ProdBackward0(Formula):
         return (_prod_grad(g, x, out, dim),)
 
 
+def may_be_true(mask):
+    """Whether some element of mask is true (reads it back from its device); True for a
+    meta tensor, which has no values: the caller then takes its path exact for any values."""
+    return mask.is_meta or bool(mask.any())
+
+
 def _prod_grad(g, x, out, dim):
     """d prod / d x_i = product of the other elements (exact when some are zero)."""
     if x.dim() == 0 or x.shape[dim] == 0:
         return g.expand(x.shape) * 0 if x.dim() else g
-    if not bool((x == 0).any()):
+    if not may_be_true(x == 0):
         return g * out / x
     ones = torch.ones_like(x.narrow(dim, 0, 1))
     before = torch.cat([ones, x.narrow(dim, 0, x.shape[dim] - 1)], dim).cumprod(dim)
@@ -251,11 +258,11 @@ class MaxBackward0(Formula):
 def index_scatter(g, idx, shape, dim, keepdim):
     """Zeros of ``shape`` with g placed at ``idx`` along ``dim`` (reduced dims: ``keepdim``)."""
     if dim is None:
-        flat = torch.zeros(int(torch.tensor(shape).prod()) if shape else 1, dtype=g.dtype)
+        flat = full_on(math.prod(shape), g.dtype, g, 0)
         return flat.index_add(0, idx.reshape(1), g.reshape(1)).reshape(shape)
     if len(shape) == 0:
         return g
     dim = dim % len(shape)
     if not keepdim:
         g, idx = g.unsqueeze(dim), idx.unsqueeze(dim)
-    return torch.zeros(shape, dtype=g.dtype).scatter_add(dim, idx, g)
+    return full_on(shape, g.dtype, g, 0).scatter_add(dim, idx, g)

@@ -16,14 +16,14 @@ class CatBackward0(Formula):
 
     def save(self, out, tensors, dim=0):
         self.dim = dim % out.dim()
-        self.metas = [(tuple(t.shape), t.dtype) for t in tensors]
+        self.metas = [(tuple(t.shape), t.dtype, t.device) for t in tensors]
         return tuple(tensors)
 
     def backward(self, g):
         grads, start = [], 0
-        for (shape, dtype), needed in zip(self.metas, self.needs_input_grad):
+        for (shape, dtype, device), needed in zip(self.metas, self.needs_input_grad):
             if shape == (0,):  # skipped by cat
-                grads.append(torch.zeros(shape, dtype=dtype) if needed else None)
+                grads.append(torch.zeros(shape, dtype=dtype, device=device) if needed else None)
                 continue
             n = shape[self.dim]
             if needed:  # (getitem, not narrow: g may be an expanded tensor)
@@ -99,5 +99,6 @@ class RepeatInterleaveBackward0(Formula):
         if not self.shape:
             return (g.sum(),)
         n = self.shape[self.dim]
-        source = _C._repeat_interleave(torch.arange(n), repeats, 0)  # the x slice of each
+        # the x slice of each copy
+        source = _C._repeat_interleave(torch.arange(n, device=g.device), repeats, 0)
         return (IndexAdd.apply(g, self.dim, source, self.shape),)

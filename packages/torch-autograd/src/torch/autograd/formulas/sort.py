@@ -7,8 +7,8 @@ gradient back to the input element it came from, through the index output.
 import math
 
 import torch
-from torch.autograd.formulas.reduce import index_scatter
-from torch.autograd.graph import Formula
+from torch.autograd.formulas.reduce import index_scatter, may_be_true
+from torch.autograd.graph import Formula, full_on
 
 
 def _wrap(dim, ndim):
@@ -19,7 +19,7 @@ def _scatter_back(g, idx, shape, dim):
     """Zeros of ``shape`` with g added at ``idx`` along ``dim`` (g and idx of one shape)."""
     if len(shape) == 0:
         return g
-    return torch.zeros(shape, dtype=g.dtype).scatter_add(_wrap(dim, len(shape)), idx, g)
+    return full_on(shape, g.dtype, g, 0).scatter_add(_wrap(dim, len(shape)), idx, g)
 
 
 class _Selection(Formula):
@@ -111,8 +111,7 @@ class MedianBackward0(Formula):
 
     def backward(self, g):
         x, out = self.saved_tensors
-        mask = x.isnan() if bool(out.isnan()) else x == out
-        mask = mask.to(g.dtype)
+        mask = torch.where(out.isnan(), x.isnan(), x == out).to(g.dtype)  # (no read-back)
         return (mask * (g / mask.sum()),)
 
 
@@ -138,7 +137,7 @@ class QuantileBackward0(Formula):
         # g -> (*rows, nq): one column per quantile
         g = g.reshape(len(self.q), *rows) if self.q_dim else g.reshape(1, *rows)
         g = torch.movedim(g, 0, -1)
-        gx = torch.zeros(*rows, n, dtype=g.dtype)
+        gx = full_on((*rows, n), g.dtype, g, 0)
         gx = gx.scatter_add(-1, idx.gather(-1, lo), g * w_lo)
         gx = gx.scatter_add(-1, idx.gather(-1, hi), g * w_hi)
         return (torch.movedim(gx, -1, d).reshape(x.shape),)
@@ -149,7 +148,7 @@ class QuantileBackward0(Formula):
         nan = rows.isnan()
         valid = n - nan.sum(-1, keepdim=True)  # NaNs sort last
         # the rank in the input's precision, as the forward computes it
-        q = torch.tensor(self.q, dtype=rows.dtype)
+        q = torch.tensor(self.q, dtype=rows.dtype, device=rows.device)
         pos = (q * (valid - 1).clamp(min=0).to(rows.dtype)).to(torch.float64)
         lo, hi = pos.floor(), pos.ceil()
         frac = pos - lo
@@ -211,7 +210,7 @@ class CumprodBackward0(Formula):
         d = _wrap(self.dim, x.dim())
         xs = x.to(y.dtype)
         zero = xs == 0
-        if not bool(zero.any()):
+        if not may_be_true(zero):
             return ((_reverse_cumsum(g * y, d) / xs).to(x.dtype),)
         if torch.is_grad_enabled():  # create_graph: a form whose derivative is exact too
             return (_cumprod_grad_quadratic(g, xs, d).to(x.dtype),)
@@ -236,10 +235,10 @@ def _cumprod_grad_quadratic(g, x, d):
     unlike the O(n) form, its derivative stays right where x_k > z depends on a zero x_z."""
     n = x.shape[d]
     x, g = torch.movedim(x, d, -1), torch.movedim(g, d, -1)
-    eye = torch.eye(n, dtype=torch.bool)
+    eye = torch.eye(n, dtype=torch.bool, device=x.device)
     others = torch.where(eye, 1.0, x.unsqueeze(-2).expand(*x.shape[:-1], n, n))  # [k, j]
     products = others.cumprod(-1)  # [k, i] = prod_{j <= i, j != k} x_j
-    later = torch.ones(n, n, dtype=torch.bool).triu()  # i >= k
+    later = torch.ones(n, n, dtype=torch.bool, device=x.device).triu()  # i >= k
     grad = torch.where(later, products * g.unsqueeze(-2), 0.0).sum(-1)
     return torch.movedim(grad, -1, d)
 

@@ -2,7 +2,7 @@
 
 import torch
 from torch.autograd.function import Function
-from torch.autograd.graph import Formula, sum_to
+from torch.autograd.graph import Formula, full_on, sum_to
 
 
 class _View(Formula):
@@ -117,7 +117,7 @@ class _Embed(Function):
     @staticmethod
     def forward(ctx, g, shape, view):
         ctx.view = view
-        out = torch.zeros(shape, dtype=g.dtype)
+        out = full_on(shape, g.dtype, g, 0)
         view(out).copy_(g)
         return out
 
@@ -167,10 +167,10 @@ class AsStridedBackward0(_View):
             off + sum((n - 1) * st for n, st in zip(size, stride) if n > 0)
             for size, stride, off in self.geometry
         )
-        ids = torch.arange(extent)
+        ids = torch.arange(extent, device=g.device)
         (xs, xst, xoff), (os, ost, ooff) = self.geometry
         out_pos = ids.as_strided(os, ost, ooff).reshape(-1)
-        per_storage = torch.zeros(extent, dtype=g.dtype).index_add(0, out_pos, g.reshape(-1))
+        per_storage = full_on(extent, g.dtype, g, 0).index_add(0, out_pos, g.reshape(-1))
         return (per_storage[ids.as_strided(xs, xst, xoff)],)
 
 
@@ -189,7 +189,8 @@ class UnfoldBackward0(_View):
         if not self.shape:
             return (g.reshape(()),)
         dim %= len(self.shape)
-        idx = (torch.arange(n).unsqueeze(1) * step + torch.arange(size).unsqueeze(0)).reshape(-1)
+        starts = torch.arange(n, device=g.device).unsqueeze(1) * step
+        idx = (starts + torch.arange(size, device=g.device).unsqueeze(0)).reshape(-1)
         flat = g.unsqueeze(dim + 1).transpose(dim + 1, -1).squeeze(-1)  # size next to windows
         flat = flat.reshape(self.shape[:dim] + (n * size,) + self.shape[dim + 1 :])
-        return (torch.zeros(self.shape, dtype=g.dtype).index_add(dim, idx, flat),)
+        return (full_on(self.shape, g.dtype, g, 0).index_add(dim, idx, flat),)
