@@ -199,12 +199,13 @@ def test_setitem_on_a_view_of_a_non_leaf_reaches_the_base():
     np.testing.assert_array_equal(v.grad.numpy(), np.ones(4))
 
 
-def test_setitem_repeated_indices_keep_the_last_write():
+def test_setitem_repeated_indices_give_every_write_the_gradient():
+    # as PyTorch 2.13: each write of a repeated index reads the gradient, whichever was kept
     x, v = leaf(3, 4), leaf(3, 4, seed=1)
     y = x * 1
     y[torch.tensor([2, 0, 2])] = v
     y.backward(torch.ones(3, 4, dtype=D))
-    np.testing.assert_array_equal(v.grad.numpy(), [[0] * 4, [1] * 4, [1] * 4])
+    np.testing.assert_array_equal(v.grad.numpy(), [[1] * 4, [1] * 4, [1] * 4])
     np.testing.assert_array_equal(x.grad.numpy(), [[0] * 4, [1] * 4, [0] * 4])
 
 
@@ -228,6 +229,10 @@ def test_advanced_setitem_on_a_view_of_a_non_leaf():
 
 # ---------------------------------------------------------------- index ops (reads)
 INDEX2 = torch.tensor([[0, 0, 3], [1, 2, 1], [3, 3, 3]])
+# Plain writes (no reduction) to a repeated position keep one write, but every write gets
+# the gradient, as in PyTorch: the Jacobian of the kept value only where positions are unique.
+UNIQUE2 = torch.tensor([[0, 2, 3], [1, 2, 0], [3, 0, 1]])
+UNIQUE = torch.tensor([2, 0, 1])
 READS = {
     "index_select": lambda x: x.index_select(1, IDX),
     "index_select dim 0": lambda x: torch.index_select(x, 0, IDX),
@@ -269,7 +274,7 @@ def test_index_reads_of_0d(fn):
 
 # ---------------------------------------------------------------- index ops (writes)
 WRITES = {
-    "scatter": lambda x, s: x.scatter(1, INDEX2, s),
+    "scatter": lambda x, s: x.scatter(1, UNIQUE2, s),
     "scatter value": lambda x, s: torch.scatter(x, 0, torch.tensor([[0, 2, 1, 0]]), 1.5),
     "scatter_add": lambda x, s: x.scatter_add(1, INDEX2, s),
     "scatter_reduce sum": lambda x, s: x.scatter_reduce(1, INDEX2, s, "sum"),
@@ -291,8 +296,8 @@ WRITES = {
     ),
     "index_add": lambda x, s: x.index_add(1, IDX, s, alpha=2),
     "index_copy": lambda x, s: x.index_copy(1, torch.tensor([3, 0, 1]), s),
-    "index_fill": lambda x, s: x.index_fill(1, IDX, s[0, 0]),
-    "index_put": lambda x, s: x.index_put((IDX,), s[:, :1] * s[:1, :1]),
+    "index_fill": lambda x, s: x.index_fill(1, UNIQUE, s[0, 0]),
+    "index_put": lambda x, s: x.index_put((UNIQUE,), s[:, :1] * s[:1, :1]),
     "index_put accumulate": lambda x, s: x.index_put((IDX, IDX), s[0], accumulate=True),
     "masked_scatter": lambda x, s: x.masked_scatter(MASK, s),
     "into zeros": lambda x, s: torch.zeros(3, 5, dtype=D).index_add(1, IDX, s) * x.sum(),
@@ -303,6 +308,31 @@ WRITES = {
 @pytest.mark.parametrize("make", [leaf, noncontig], ids=["contiguous", "transposed"])
 def test_index_writes(name, make):
     check(WRITES[name], make(3, 4), leaf(3, 3, seed=1))
+
+
+def test_repeated_plain_writes_give_every_write_the_gradient():
+    # PyTorch's rule (its CUDA kernels keep an arbitrary one of the repeated writes): the
+    # written values' gradient is g read at each write's position; x's is g where nothing
+    # was written (checked against PyTorch 2.13)
+    g = torch.arange(12, dtype=D).reshape(3, 4) + 1
+
+    def only(index, value):  # zeros like s, with value at index
+        out = torch.zeros(3, 3, dtype=D)
+        out[index] = value
+        return out
+
+    for fn, want in (
+        (lambda x, s: x.scatter(1, INDEX2, s), g.gather(1, INDEX2)),
+        (lambda x, s: x.index_put((IDX,), s[:, :1]), only((slice(None), 0), g[IDX].sum(1))),
+        # (a fill: each filled element once, however often its index repeats)
+        (lambda x, s: x.index_fill(1, IDX, s[0, 0]), only((0, 0), g[:, IDX.unique()].sum())),
+        (lambda x, s: x.put(IDX, s[0]), only(0, g.reshape(-1)[IDX])),
+    ):
+        x, s = leaf(3, 4), leaf(3, 3, seed=1)
+        fn(x, s).backward(g)
+        np.testing.assert_array_equal(s.grad.numpy(), want.numpy())
+        written = fn(torch.zeros(3, 4, dtype=D), torch.ones(3, 3, dtype=D)) != 0
+        np.testing.assert_array_equal(x.grad.numpy(), torch.where(written, 0, g).numpy())
 
 
 def test_index_writes_of_0d():

@@ -130,17 +130,17 @@ def _scatter_into(self, dim, index, src, mode, op, include_self=True, mean=False
             _MAX: _extreme(self.dtype, False),
             _MIN: _extreme(self.dtype, True),
         }
-        _C._put_rows(work, origin, offsets, torch.tensor(ident[mode], dtype=self.dtype), _SET)
+        ident_value = torch.tensor(ident[mode], dtype=self.dtype, device=work.device)
+        _C._put_rows(work, origin, offsets, ident_value, _SET)
     _C._put_rows(work, origin, offsets, values, mode)
     if mean:
         count = (
-            torch.ones(work.shape, dtype=self.dtype)
+            torch.ones(work.shape, dtype=self.dtype, device=work.device)
             if include_self
-            else torch.zeros(work.shape, dtype=self.dtype)
+            else torch.zeros(work.shape, dtype=self.dtype, device=work.device)
         )
-        _C._put_rows(
-            count, _origin(count), _offsets(count, coords), torch.tensor(1, dtype=self.dtype), _ADD
-        )
+        one = torch.tensor(1, dtype=self.dtype, device=work.device)
+        _C._put_rows(count, _origin(count), _offsets(count, coords), one, _ADD)
         count = count.clamp(min=1)
         work.copy_(work / count if self.dtype.is_floating_point else work // count)
     if work is not target:
@@ -366,6 +366,13 @@ def index_fill_(input, dim, index, value):
     """Fills the slices ``index`` selects along ``dim`` with ``value`` (a number or a 0-dim tensor)
     in place; returns ``input``."""
     value = _fill_value(value, input.dtype, "index_fill_")
+    if value.requires_grad:
+        # a fill: the value reads the gradient once per filled element, also where the
+        # index repeats (as in PyTorch), which masked_fill_ records
+        mask = _C._full(tuple(input.shape), False, torch.bool).to(input.device)
+        _index_write(mask, dim, index, _fill_value(True, torch.bool, "index_fill_"), _SET,
+                     "index_fill_")  # fmt: skip
+        return input.masked_fill_(mask, value)
     return _index_write(input, dim, index, value, _SET, "index_fill_")
 
 
@@ -384,7 +391,7 @@ def take(input, index, *, out=None):
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype}")
     flat = input.reshape(-1)
     if index.numel() == 0:
-        return write_out(torch.empty(index.shape, dtype=input.dtype), out)
+        return write_out(torch.empty(index.shape, dtype=input.dtype, device=input.device), out)
     return write_out(_C._take_rows(_origin(flat), _offsets(flat, [index])), out)
 
 
@@ -469,7 +476,7 @@ def bincount(input, weights=None, minlength=0):
         raise RuntimeError("bincount(): minlength should be >= 0")
     n = builtins.max(int(input.max()) + 1 if input.numel() else 0, minlength)
     if weights is None:
-        dtype, weights = torch.int64, torch.tensor(1)
+        dtype, weights = torch.int64, torch.tensor(1, device=input.device)
     else:
         if weights.shape != input.shape:
             raise RuntimeError(
