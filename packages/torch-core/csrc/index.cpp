@@ -19,6 +19,15 @@ Tensor long_contiguous(const Tensor& idx, const char* op) {
   return contiguous(to_dtype(idx, ScalarType::Long));
 }
 
+// A CPU tensor (indices, values, a mask) used with a CUDA tensor: copied to its device, as
+// PyTorch accepts them. Anything else is returned as is (the callers check devices).
+Tensor to_device_of(const Tensor& t, Device d) {
+  if (t.device() == d || t.device().type != DeviceType::CPU || d.type != DeviceType::CUDA) return t;
+  Tensor r = empty(t.sizes(), t.dtype(), d);
+  copy_(r, t);
+  return r;
+}
+
 // Element offset of row-major position i in a strided view (sizes/strides in elements).
 inline int64_t strided_offset(int64_t i, const Shape& sizes, const Shape& strides) {
   int64_t off = 0;
@@ -333,8 +342,11 @@ Tensor index_offsets(const std::vector<Tensor>& idx_in, const Shape& sizes, cons
                strides.size() == dims.size(),
            Runtime, "index: one size, stride and dim per index tensor");
   Device device = idx_in[0].device();
+  for (auto& t : idx_in)  // CPU indices go to the device of the others
+    if (t.device().type != DeviceType::CPU) device = t.device();
   std::vector<Tensor> idx;
-  for (auto& t : idx_in) {
+  for (auto& t_in : idx_in) {
+    Tensor t = to_device_of(t_in, device);
     TC_CHECK(t.device() == device, Runtime, "index: indices on ", device.str(), " and ",
              t.device().str());
     idx.push_back(contiguous(expand(long_contiguous(t, "index"), b)));
@@ -350,7 +362,8 @@ Tensor index_offsets(const std::vector<Tensor>& idx_in, const Shape& sizes, cons
   return out;
 }
 
-Tensor take_rows(const Tensor& sub, const Tensor& offsets) {
+Tensor take_rows(const Tensor& sub, const Tensor& offsets_in) {
+  Tensor offsets = to_device_of(offsets_in, sub.device());
   check_same_device(sub, offsets, "index");
   Tensor off = long_contiguous(offsets, "index");
   Shape shape = off.sizes();
@@ -362,8 +375,15 @@ Tensor take_rows(const Tensor& sub, const Tensor& offsets) {
   return out;
 }
 
-void put_rows(const Tensor& sub, const Tensor& offsets, const Tensor& values, PutMode mode) {
+void put_rows(const Tensor& sub, const Tensor& offsets_in, const Tensor& values_in, PutMode mode) {
+  Tensor offsets = to_device_of(offsets_in, sub.device()), values = values_in;
+  if (!(values.device() == sub.device())) {  // a broadcast CPU value: move one copy of it
+    while (values.dim() > 0 && values.stride(0) == 0) values = select(values, 0, 0);
+    values = to_device_of(values, sub.device());
+  }
   check_same_device(sub, offsets, "index_put_");
+  if (sub.device().type == DeviceType::CUDA || values.device().type == DeviceType::CUDA)
+    check_same_device(sub, values, "index_put_");  // (a meta sub takes CPU values)
   Tensor off = long_contiguous(offsets, "index_put_");
   Shape shape = off.sizes();
   for (auto s : sub.sizes()) shape.push_back(s);
@@ -383,9 +403,10 @@ Tensor mask_rows(const Tensor& x_in, const Tensor& mask_in) {
   for (int64_t d = 0; ok && d < k; d++) ok = mask_in.size(d) == x_in.size(d);
   TC_CHECK(ok, Index, "The shape of the mask ", shape_str(mask_in.sizes()),
            " does not match the shape of the indexed tensor ", shape_str(x_in.sizes()));
-  check_same_device(x_in, mask_in, "masked_select");
+  Tensor mask = to_device_of(mask_in, x_in.device());
+  check_same_device(x_in, mask, "masked_select");
   Tensor x = contiguous(x_in);
-  Tensor mask = contiguous(to_dtype(mask_in, ScalarType::Bool));
+  mask = contiguous(to_dtype(mask, ScalarType::Bool));
   int64_t rows = mask.numel(), inner = rows ? x.numel() / rows : 0;
   auto write = find_kernel<MaskRowsFn>(Op::masked_select, x.device(), x.dtype());
   CountPlan plan;

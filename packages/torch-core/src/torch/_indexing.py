@@ -170,7 +170,7 @@ def _getitem(t, index):
     sub, offsets, p = _plan(t, index)
     if isinstance(sub, list):  # nothing is selected
         shape = list(offsets.shape)
-        return torch.empty(sub[:p] + shape + sub[p:], dtype=t.dtype)
+        return torch.empty(sub[:p] + shape + sub[p:], dtype=t.dtype, device=t.device)
     out = _C._take_rows(sub, offsets)
     if p:
         out = out.permute(_placed(offsets.dim(), sub.dim(), p)).contiguous()
