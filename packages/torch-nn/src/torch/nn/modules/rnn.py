@@ -192,8 +192,8 @@ class RNNBase(Module):
     def _hidden_in(self, hx, batch, batched, sorted_indices, cell=False, what="hidden"):
         expected = self._expected_hidden(batch, cell)
         if hx is None:
-            dtype = self.weight_ih_l0.dtype
-            return torch.zeros(expected, dtype=dtype)
+            w = self.weight_ih_l0
+            return torch.zeros(expected, dtype=w.dtype, device=w.device)
         if batched and hx.dim() != 3:
             raise RuntimeError(
                 f"For batched 3-D input, hx and cx should also be 3-D but got {hx.dim()}-D tensor"
@@ -353,7 +353,7 @@ class RNNCellBase(Module):
         return input.dim() == 2
 
     def _zeros(self, input):
-        return torch.zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
+        return torch.zeros(input.shape[0], self.hidden_size, dtype=input.dtype, device=input.device)
 
     def _forward_one_state(self, input, hx):
         """The forward of RNNCell and GRUCell (one state, their ``_step``)."""
