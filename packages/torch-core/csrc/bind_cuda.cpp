@@ -2,13 +2,49 @@
 // functions that torch/cuda/__init__.py turns into torch.cuda's API.
 #include "bind.h"
 #include "cuda.h"
+#include "cudnn.h"
 
 namespace tc {
 
 void bind_cuda(py::module_& m) {
   namespace cu = tc::cuda;
-  m.def("_cuda_load", &cu::load, py::arg("driver"), py::arg("nvrtc"), py::arg("cublas"),
-        "dlopen the driver, NVRTC and cuBLAS and start CUDA: '' on success, else why not.");
+  m.def(
+      "_cuda_load",
+      [](const std::string& driver, const std::string& nvrtc, const std::string& cublas) {
+        std::string why = cu::load(driver, nvrtc, cublas);
+        if (why.empty()) cu::register_cudnn_kernels();  // cuDNN itself loads on first use
+        return why;
+      },
+      py::arg("driver"), py::arg("nvrtc"), py::arg("cublas"),
+      "dlopen the driver, NVRTC and cuBLAS and start CUDA: '' on success, else why not.");
+  // The first CUDA convolution loads cuDNN through torch.backends.cudnn (which finds it).
+  cu::set_cudnn_loader([]() -> std::string {
+    py::gil_scoped_acquire gil;
+    try {
+      return py::module_::import("torch.backends.cudnn").attr("_load")().cast<std::string>();
+    } catch (py::error_already_set& e) {
+      return e.what();
+    }
+  });
+  m.def("_cuda_cudnn_load", &cu::cudnn_load, py::arg("path"),
+        "dlopen cuDNN 9 (libcudnn.so.9): '' on success, else why not.");
+  m.def("_cuda_cudnn_version", &cu::cudnn_version, "cuDNN's version (e.g. 92801); 0 if not loaded.");
+  m.def(
+      "_cuda_cudnn_set_flags",
+      [](bool benchmark, bool deterministic, bool allow_tf32) {
+        cu::cudnn_flags() = {benchmark, deterministic, allow_tf32};
+      },
+      py::arg("benchmark"), py::arg("deterministic"), py::arg("allow_tf32"),
+      "torch.backends.cudnn's flags, as the convolutions read them.");
+  m.def(
+      "_cuda_cudnn_get_flags",
+      [] {
+        const cu::CudnnFlags& f = cu::cudnn_flags();
+        return py::make_tuple(f.benchmark, f.deterministic, f.allow_tf32);
+      },
+      "(benchmark, deterministic, allow_tf32) as the convolutions read them.");
+  m.def("_cuda_cudnn_cached_algorithms", &cu::cudnn_cached_algorithms,
+        "How many convolution problems have a remembered cuDNN algorithm.");
   m.def("_cuda_load_nvrtc", &cu::load_nvrtc, py::arg("nvrtc"),
         "dlopen NVRTC alone (compiling needs no GPU): '' on success, else why not.");
   m.def("_cuda_nvrtc_version", &cu::nvrtc_version, "NVRTC's (major, minor) version.");

@@ -822,7 +822,10 @@ std::string tup(const Shape& s) { return "(" + list_str(s.data(), s.size()) + ")
 
 void check_float(const std::string& op, const char* what, const Tensor& t) {
   ScalarType dt = t.dtype();
-  TC_CHECK(dt == ScalarType::Float || dt == ScalarType::Double, Type, op,
+  // CUDA (cuDNN, cudnn.cpp) also takes the 16-bit floats
+  bool half =
+      t.device().type == DeviceType::CUDA && (dt == ScalarType::Half || dt == ScalarType::BFloat16);
+  TC_CHECK(dt == ScalarType::Float || dt == ScalarType::Double || half, Type, op,
            ": only float32 and float64 are supported, but ", what, " has dtype ", dtype_name(dt));
 }
 
@@ -874,6 +877,8 @@ Tensor conv(const Tensor& input, const Tensor& weight, const Tensor& bias, const
   check_float(op, "input", input);
   check_float(op, "weight", weight);
   check_same_dtype(op, "weight", weight, input);
+  check_same_device(input, weight, op.c_str());  // a kernel reads all of them on x's device
+  if (bias.defined()) check_same_device(input, bias, op.c_str());
   TC_CHECK(input.dim() == nd + 2, Runtime, op, ": expected a ", nd + 2,
            "-D (batched) input for a weight of size ", dims(weight.sizes()),
            ", but got input of size ", dims(input.sizes()));
@@ -974,6 +979,7 @@ Tensor conv_weight_grad(const Tensor& input, const Tensor& grad, const Shape& we
   check_float(op, "input", input);
   check_float(op, "grad", grad);
   check_same_dtype(op, "grad", grad, input);
+  check_same_device(input, grad, op.c_str());
   TC_CHECK(input.dim() == nd + 2 && grad.dim() == nd + 2, Runtime, op, ": expected ", nd + 2,
            "-D input and grad for a weight of size ", dims(weight_size), ", but got input of size ",
            dims(input.sizes()), " and grad of size ", dims(grad.sizes()));

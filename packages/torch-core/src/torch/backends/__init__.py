@@ -2,8 +2,9 @@
 
 ``torch.backends.cudnn``, ``.cuda``, ``.mps``, ``.openmp``, ``.mkldnn`` and ``.mkl`` report
 what this build has (the CPU backend with OpenMP and OpenBLAS, and Intel's MKL and oneDNN
-where torch-core's ``[mkl]`` extra is installed; no CUDA, cuDNN or MPS yet) and keep their
-flags, so programs that set them run unchanged. This module also
+where torch-core's ``[mkl]`` extra is installed; CUDA and cuDNN where a GPU and NVIDIA's
+libraries are present; no MPS) and keep their flags, so programs that set them run
+unchanged. This module also
 keeps the process-wide settings behind ``torch.set_float32_matmul_precision`` and
 ``torch.use_deterministic_algorithms``.
 
@@ -16,6 +17,7 @@ less precise or non-deterministic kernels (the CUDA one) reads them.
 import glob
 import importlib.metadata
 import os
+import sys
 import warnings
 
 from torch import _C, _packages
@@ -83,6 +85,9 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
     _check_bool(mode, "use_deterministic_algorithms(mode)")
     _check_bool(warn_only, "use_deterministic_algorithms(warn_only)")
     _deterministic, _deterministic_warn_only = mode, warn_only
+    cudnn = sys.modules.get(__name__ + ".cudnn")
+    if cudnn is not None:  # its convolutions read the switch (else it reads it on import)
+        cudnn._sync()
 
 
 def are_deterministic_algorithms_enabled():

@@ -8,12 +8,16 @@ libraries here and hands their paths to ``torch._C._cuda_load``, which ``dlopen`
 - NVRTC (``libnvrtc.so.13``), which compiles the backend's CUDA C++ kernels at run time;
 - cuBLAS (``libcublas.so.13``), for matrix products.
 
-NVRTC and cuBLAS are looked for, in this order:
+cuDNN (``libcudnn.so.9``, for convolutions) is found the same way, but only when the first
+convolution on a GPU needs it (``torch.backends.cudnn``); ``pip install nvidia-cudnn-cu13``
+installs it.
+
+NVRTC, cuBLAS and cuDNN are looked for, in this order:
 
 1. NVIDIA's ``cuda.pathfinder`` package, when it is installed
    (``cuda.pathfinder.load_nvidia_dynamic_lib``);
 2. NVIDIA's pip wheels on ``sys.path`` (``nvidia/cu13/lib`` for CUDA 13; the older layouts
-   ``nvidia/cuda_nvrtc/lib`` and ``nvidia/cublas/lib``), which
+   ``nvidia/cuda_nvrtc/lib`` and ``nvidia/cublas/lib``; cuDNN's ``nvidia/cudnn/lib``), which
    ``pip install "torch-core[cuda]"`` installs;
 3. a CUDA toolkit: ``$CUDA_HOME`` (or ``$CUDA_PATH``), then ``/usr/local/cuda``, in their
    ``lib64`` and ``lib`` folders;
@@ -31,6 +35,7 @@ import sys
 __all__ = [
     "DRIVER",
     "PIP_INSTALL",
+    "PIP_INSTALL_CUDNN",
     "Library",
     "Libraries",
     "driver_problem",
@@ -40,11 +45,13 @@ __all__ = [
 
 DRIVER = "libcuda.so.1"
 PIP_INSTALL = 'pip install "torch-core[cuda]"'
+PIP_INSTALL_CUDNN = "pip install nvidia-cudnn-cu13"
 
 # name -> (soname, its human name, the wheel folders (relative to a sys.path entry) holding it)
 _WANTED = {
     "nvrtc": ("libnvrtc.so.13", "NVRTC", ("nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib")),
     "cublas": ("libcublas.so.13", "cuBLAS", ("nvidia/cu13/lib", "nvidia/cublas/lib")),
+    "cudnn": ("libcudnn.so.9", "cuDNN", ("nvidia/cudnn/lib", "nvidia/cu13/lib")),
 }
 _DEFAULT_TOOLKIT = "/usr/local/cuda"
 
@@ -136,7 +143,8 @@ def _toolkits(environ):
 
 
 def find_library(name, *, search_path=None, environ=None, use_pathfinder=True):
-    """Find library `name` ("nvrtc" or "cublas"); see the module docstring for the order.
+    """Find library `name` ("nvrtc", "cublas" or "cudnn"); see the module docstring for the
+    order.
 
     `search_path` (default ``sys.path``), `environ` (default ``os.environ``) and
     `use_pathfinder` exist for tests."""
