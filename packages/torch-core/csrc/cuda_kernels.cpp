@@ -44,6 +44,15 @@ template <> struct Cvt<f16> { template <class A> __device__ static f16 go(A v) {
   float f = (float)v; f16 h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.x) : "f"(f)); return h; } };
 template <> struct Cvt<bf16> { template <class A> __device__ static bf16 go(A v) {
   float f = (float)v; bf16 h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h.x) : "f"(f)); return h; } };
+// integer division as C's (truncating) without its undefined cases: b == 0 gives 0 (the
+// CPU raises; a kernel cannot), b == -1 negates with wrap-around
+template <class A> __device__ __forceinline__ A neg_wrap(A a) { return (A)(0ull - (u64)a); }
+template <class A> __device__ __forceinline__ A idiv(A a, A b) {
+  return b == A(0) ? A(0) : (A(-1) < A(0) && b == A(-1)) ? neg_wrap(a) : A(a / b); }
+template <class A> __device__ __forceinline__ A imod(A a, A b) {
+  return (b == A(0) || (A(-1) < A(0) && b == A(-1))) ? A(0) : A(a % b); }
+template <class A> __device__ __forceinline__ A bnot(A a) { return ~a; }
+__device__ __forceinline__ bool bnot(bool a) { return !a; }
 #define MAXD 16
 struct EwParams {
   char* ptr[4];
@@ -105,6 +114,7 @@ struct EwOp {
   std::string body;  // uses A, a, b, c, S0/S1 (scalar args as A), F(fn)
   enum Types { Floats, Numeric, All, Ints, IntsBool } types;
   bool bool_out = false;
+  std::string int_body = "";  // for integer dtypes, where it differs from body
 };
 
 const std::map<Op, EwOp>& ew_ops() {
@@ -188,7 +198,7 @@ const std::map<Op, EwOp>& ew_ops() {
       {Op::trunc, {1, "r = F(trunc)(a);", EwOp::Floats}},
       {Op::frac, {1, "r = a - F(trunc)(a);", EwOp::Floats}},
       {Op::relu, {1, "r = (a > A(0) || a != a) ? a : A(0);", EwOp::Numeric}},
-      {Op::bitwise_not, {1, "r = ~a;", EwOp::Ints}},
+      {Op::bitwise_not, {1, "r = bnot(a);", EwOp::IntsBool}},
       // predicates (bool out)
       {Op::isnan, {1, "r = a != a;", EwOp::All, true}},
       {Op::isinf, {1, "r = (a == a) && (a - a != a - a);", EwOp::All, true}},
@@ -199,24 +209,27 @@ const std::map<Op, EwOp>& ew_ops() {
       {Op::sub, {2, "r = a - S0 * b;", EwOp::Numeric}},
       {Op::mul, {2, "r = a * b;", EwOp::All}},
       {Op::div, {2, "r = a / b;", EwOp::Floats}},
-      {Op::div_trunc, {2, "r = F(trunc)(a / b);", EwOp::Floats}},
+      {Op::div_trunc, {2, "r = F(trunc)(a / b);", EwOp::Numeric, false, "r = idiv(a, b);"}},
       {Op::div_floor,
        {2,
         "if (b == A(0)) { r = a / b; } else { A m = F(fmod)(a, b); A d = (a - m) / b;"
         " if (m != A(0) && ((b < A(0)) != (m < A(0)))) d -= A(1);"
         " A fd = F(floor)(d); if (d - fd > A(0.5)) fd += A(1); r = d == A(0) ? "
         "F(copysign)(A(0), a / b) : fd; }",
-        EwOp::Floats}},
+        EwOp::Numeric, false,
+        "A q = idiv(a, b); r = (imod(a, b) != A(0) && ((a < A(0)) != (b < A(0)))) ? A(q - A(1)) "
+        ": q;"}},
       {Op::pow,  // S1 != 0: a Python-number exponent, whose +-0.5 PyTorch takes as (r)sqrt
        {2,
         "r = S1 != A(0) && b == A(0.5)    ? F(sqrt)(a)"
         "  : S1 != A(0) && b == A(-0.5) ? A(1) / F(sqrt)(a) : F(pow)(a, b);",
         EwOp::Floats}},
       {Op::atan2, {2, "r = F(atan2)(a, b);", EwOp::Floats}},
-      {Op::fmod, {2, "r = F(fmod)(a, b);", EwOp::Floats}},
+      {Op::fmod, {2, "r = F(fmod)(a, b);", EwOp::Numeric, false, "r = imod(a, b);"}},
       {Op::remainder,
        {2, "A m = F(fmod)(a, b); r = (m != A(0) && ((b < A(0)) != (m < A(0)))) ? A(m + b) : m;",
-        EwOp::Floats}},
+        EwOp::Numeric, false,
+        "A m = imod(a, b); r = (m != A(0) && ((b < A(0)) != (m < A(0)))) ? A(m + b) : m;"}},
       {Op::maximum, {2, "r = (a != a) ? a : ((b != b) ? b : (a > b ? a : b));", EwOp::All}},
       {Op::minimum, {2, "r = (a != a) ? a : ((b != b) ? b : (a < b ? a : b));", EwOp::All}},
       {Op::bitwise_and, {2, "r = a & b;", EwOp::IntsBool}},
@@ -339,7 +352,8 @@ std::string ew_op_source(Op op, ScalarType t) {
   const EwOp& e = ew_ops().at(op);
   std::vector<std::string> types(size_t(e.arity + 1), storage_name(t));
   if (e.bool_out) types[0] = "bool";
-  std::string body = math_names(e.body, acc_name(t) == std::string("float"));
+  const std::string& source_body = e.int_body.empty() || is_floating(t) ? e.body : e.int_body;
+  std::string body = math_names(source_body, acc_name(t) == std::string("float"));
   return ew_source(ew_name(op, t), types, acc_name(t), e.bool_out ? "bool" : "A",
                    scalar_prologue(t), body);
 }

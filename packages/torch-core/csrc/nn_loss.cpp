@@ -488,7 +488,9 @@ bool pointwise_loss_fits(const Tensor& x, const Tensor& y, const Tensor& w, cons
   auto ok = [&](const Tensor& t) {
     return !t.defined() || (t.dtype() == x.dtype() && broadcasts_to(t.sizes(), x.sizes()));
   };
-  return (x.dtype() == ScalarType::Float || x.dtype() == ScalarType::Double) &&
+  // (other devices than the CPU and meta: the composed form, through their elementwise kernels)
+  bool here = x.device().type == DeviceType::CPU || x.device().type == DeviceType::Meta;
+  return here && (x.dtype() == ScalarType::Float || x.dtype() == ScalarType::Double) &&
          y.dtype() == x.dtype() && y.sizes() == x.sizes() && ok(w) && ok(pw);
 }
 

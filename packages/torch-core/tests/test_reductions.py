@@ -232,3 +232,35 @@ def test_argmax_argmin_of_runs_match_numpy(dtype, n):
     ties = torch.zeros(n, dtype=dtype)
     assert ties.argmax().item() == 0 and ties.argmin().item() == 0
     assert torch.full((n,), float("-inf"), dtype=dtype).argmax().item() == 0
+
+
+# var/std/logsumexp on other devices than the CPU are composed from reductions and
+# elementwise ops (torch._functional._var_composed / _logsumexp_composed): checked here on
+# the CPU against NumPy/SciPy, for the shapes and dims a GPU run meets.
+@pytest.mark.parametrize("dims", [None, 1, (0, 2), (-1,)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_composed_var_std_logsumexp_match_numpy(dims, keepdim):
+    from scipy.special import logsumexp as scipy_lse
+
+    from torch._functional import _logsumexp_composed, _var_composed
+
+    a = np.random.default_rng(3).standard_normal((3, 4, 5)) * 10
+    x = torch.from_numpy(a)
+    axis = dims if dims is None or isinstance(dims, int) else tuple(dims)
+    for correction in (0, 1):
+        want = np.var(a, axis=axis, ddof=correction, keepdims=keepdim)
+        np.testing.assert_allclose(_var_composed("var", x, dims, correction, keepdim), want)
+        np.testing.assert_allclose(
+            _var_composed("std", x, dims, correction, keepdim), np.sqrt(want)
+        )
+    want = scipy_lse(a, axis=axis, keepdims=keepdim)
+    np.testing.assert_allclose(_logsumexp_composed(x, dims, keepdim), want, rtol=1e-12)
+
+
+def test_composed_logsumexp_of_infinite_rows():
+    from torch._functional import _logsumexp_composed
+
+    x = torch.tensor([[-math.inf, -math.inf], [math.inf, 0.0], [1000.0, 1000.0]])
+    got = _logsumexp_composed(x, 1, False)
+    assert got[0].item() == -math.inf and got[1].item() == math.inf
+    assert got[2].item() == pytest.approx(1000 + math.log(2))

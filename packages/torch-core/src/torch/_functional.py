@@ -304,7 +304,20 @@ def _var_or_std(op, input, dim, unbiased, keepdim, correction, axis, keepdims):
     c = _correction(correction, unbiased)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"{op}(): expected a floating-point input, got {input.dtype}")
+    if input.device.type not in ("cpu", "meta"):  # (the fused kernel is the CPU's)
+        return _var_composed(op, input, _dims(dim), c, keepdim)
     return (_C._std if op == "std" else _C._var)(input, _dims(dim), c, keepdim)
+
+
+def _var_composed(op, x, dims, correction, keepdim):
+    """var/std from the device's reductions and elementwise ops (their autograd included)."""
+    if dims is None:
+        dims = tuple(builtins.range(x.dim()))
+    dims = (dims,) if isinstance(dims, builtins.int) else tuple(dims)
+    count = math.prod(x.shape[d] for d in dims) if x.dim() else 1
+    d = x - x.mean(dims, keepdim=True) if x.dim() else x - x
+    v = (d * d).sum(dims, keepdim=keepdim) / builtins.max(count - correction, 0)
+    return v.sqrt() if op == "std" else v
 
 
 def var_mean(
@@ -407,7 +420,20 @@ def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
     if dim is None:  # (dim is required: given as dim or axis)
         raise TypeError("logsumexp() missing 1 required positional argument: 'dim'")
     x = input if input.dtype.is_floating_point else input._to_dtype(_C.get_default_dtype(), False)
+    if x.device.type not in ("cpu", "meta"):  # (the fused kernel is the CPU's)
+        return write_out(_logsumexp_composed(x, _dims(dim), keepdim), out)
     return write_out(_C._logsumexp(x, _dims(dim), keepdim), out)  # one kernel, one node
+
+
+def _logsumexp_composed(x, dims, keepdim):
+    """logsumexp from the device's reductions and elementwise ops (their autograd included)."""
+    if dims is None:
+        dims = tuple(builtins.range(x.dim()))
+    dims = (dims,) if isinstance(dims, builtins.int) else tuple(dims)
+    top = x.amax(dims, keepdim=True).detach() if x.dim() else x.detach()
+    top = top.masked_fill(~top.isfinite(), 0)  # rows of -inf: log(0) = -inf
+    r = (x - top).exp().sum(dims, keepdim=True).log() + top if x.dim() else x * 1
+    return r if keepdim or not x.dim() else r.squeeze(dims)
 
 
 def _needs_grad(*values):
