@@ -257,7 +257,13 @@ def _filled(size, value, dtype, device, requires_grad, op, out=None, shape=None)
     size = _size(size, op) if shape is None else shape
     if out is not None:
         return out.resize_(size).fill_(value)
-    t = _C._full(size, value, dtype or _C.get_default_dtype(), op)
+    dtype = dtype or _C.get_default_dtype()
+    if device is not None and _C.device(device).type not in ("cpu", "meta"):
+        # filled where it lives (a GPU's fill kernel), not on the host and copied over
+        _C._full((), value, dtype, op)  # (checks that the value fits the dtype)
+        t = _empty(size, dtype, device)
+        return _finish(t.fill_(value), requires_grad)
+    t = _C._full(size, value, dtype, op)
     return t if device is None and not requires_grad else _finish(t, requires_grad, device)
 
 

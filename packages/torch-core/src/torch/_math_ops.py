@@ -152,7 +152,7 @@ def signbit(input, *, out=None):
     if input.dtype.is_complex:
         raise RuntimeError("signbit is not implemented for complex tensors.")
     if input.dtype == torch.bool:
-        r = torch.zeros(input.shape, dtype=torch.bool)
+        r = torch.zeros(input.shape, dtype=torch.bool, device=input.device)
     elif not input.dtype.is_floating_point:
         r = input < 0
     else:
@@ -511,7 +511,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     )
     e, t = e.detach(), t.detach().reshape(-1)
     if t.numel() == 0:
-        found = torch.zeros(e.shape, dtype=torch.bool)
+        found = torch.zeros(e.shape, dtype=torch.bool, device=e.device)
     else:
         s = torch.sort(t).values
         idx = torch.clamp(torch.searchsorted(s, e.reshape(-1)), max=s.numel() - 1)
@@ -849,7 +849,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
         vals = torch.where(inside, weight.reshape(-1).to(dtype), 0.0)
     else:
         vals = inside.to(dtype)
-    hist = torch.zeros(nbins, dtype=dtype).index_add(0, idx, vals)
+    hist = torch.zeros(nbins, dtype=dtype, device=vals.device).index_add(0, idx, vals)
     if density:
         widths = edges[1:] - edges[:-1]
         hist = hist / (torch.sum(hist) * widths)

@@ -675,9 +675,10 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
 def _new_filled(name, value):
     def new(self, *size, dtype=None, device=None, requires_grad=False):
         """A tensor of the given size filled with zeros (``new_zeros``) or ones (``new_ones``),
-        with ``self``'s dtype unless given."""
+        with ``self``'s dtype and device unless given."""
         from torch._creation import _filled
 
+        device = self.device if device is None else device  # not the default device
         return _filled(size, value, dtype or self.dtype, device, requires_grad, name)
 
     new.__name__ = name
@@ -690,10 +691,12 @@ _new_filled("new_ones", 1)
 
 @tensor_method
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-    """An uninitialised tensor of the given size with ``self``'s dtype unless given."""
-    from torch._creation import _empty, _size
+    """An uninitialised tensor of the given size with ``self``'s dtype and device unless
+    given."""
+    from torch._creation import _empty, _finish, _size
 
-    return _empty(_size(size, "new_empty"), dtype or self.dtype, device)
+    device = self.device if device is None else device  # not the default device
+    return _finish(_empty(_size(size, "new_empty"), dtype or self.dtype, device), requires_grad)
 
 
 @tensor_method

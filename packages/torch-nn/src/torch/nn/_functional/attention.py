@@ -7,17 +7,17 @@ from torch.nn import functional as F
 from torch.nn._functional.common import _float_only, _kernel, _tensors
 
 
-def _causal_mask(L, S, dtype):
+def _causal_mask(L, S, dtype, device):
     """0 on and below the diagonal, -inf above, shape (L, S)."""
-    keep = torch.ones(L, S, dtype=torch.bool).tril()
-    return torch.zeros(L, S, dtype=dtype).masked_fill(keep.logical_not(), -math.inf)
+    keep = torch.ones(L, S, dtype=torch.bool, device=device).tril()
+    return torch.zeros(L, S, dtype=dtype, device=device).masked_fill(keep.logical_not(), -math.inf)
 
 
 def _mha_mask(mask, dtype):
     """A MultiheadAttention mask as an additive float mask (boolean: True is masked out)."""
     if mask is None or mask.dtype != torch.bool:
         return mask
-    return torch.zeros(mask.shape, dtype=dtype).masked_fill(mask, -math.inf)
+    return torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, -math.inf)
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
@@ -63,7 +63,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     s = (1.0 / math.sqrt(e) if e else math.inf) if scale is None else scale
     scores = torch.matmul(query * s, key.transpose(-2, -1))
     if is_causal:
-        scores = scores + _causal_mask(L, S, scores.dtype)
+        scores = scores + _causal_mask(L, S, scores.dtype, scores.device)
     elif attn_mask is not None:
         if attn_mask.dtype == torch.bool:
             scores = scores.masked_fill(attn_mask.logical_not(), -math.inf)
@@ -81,13 +81,9 @@ def _with_one_more_key(attn_mask, key_padding_mask, N):
     """The masks (either may be None) with a column of zeros for a key appended to the
     keys (bias_k's, or add_zero_attn's zeros): that key is attended to."""
     if attn_mask is not None:
-        attn_mask = torch.cat(
-            [attn_mask, torch.zeros(*attn_mask.shape[:-1], 1, dtype=attn_mask.dtype)], -1
-        )
+        attn_mask = torch.cat([attn_mask, attn_mask.new_zeros((*attn_mask.shape[:-1], 1))], -1)
     if key_padding_mask is not None:
-        key_padding_mask = torch.cat(
-            [key_padding_mask, torch.zeros(N, 1, dtype=key_padding_mask.dtype)], -1
-        )
+        key_padding_mask = torch.cat([key_padding_mask, key_padding_mask.new_zeros((N, 1))], -1)
     return attn_mask, key_padding_mask
 
 
@@ -145,7 +141,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
     hd = E // num_heads
     if is_causal and attn_mask is None:
-        attn_mask = _causal_mask(L, key.shape[0], query.dtype)
+        attn_mask = _causal_mask(L, key.shape[0], query.dtype, query.device)
     separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
     q, k, v = _in_projection(query, key, value, in_proj_weight, in_proj_bias, E, separate)
     attn_mask = _mha_mask(attn_mask, q.dtype)
@@ -164,8 +160,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if static_v is None:
         v = v.transpose(0, 1)
     if add_zero_attn:
-        k = torch.cat([k, torch.zeros(N * num_heads, 1, hd, dtype=k.dtype)], 1)
-        v = torch.cat([v, torch.zeros(N * num_heads, 1, hd, dtype=v.dtype)], 1)
+        k = torch.cat([k, k.new_zeros((N * num_heads, 1, hd))], 1)
+        v = torch.cat([v, v.new_zeros((N * num_heads, 1, hd))], 1)
         attn_mask, key_padding_mask = _with_one_more_key(attn_mask, key_padding_mask, N)
     S = k.shape[1]
     if key_padding_mask is not None:

@@ -496,7 +496,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         m = m * m
     if weight is not None:
         m = m * weight.reshape(-1).index_select(0, t.reshape(-1)).unsqueeze(1)
-    is_y = torch.zeros(x.shape, dtype=torch.bool).scatter_(1, t, True)
+    is_y = torch.zeros(x.shape, dtype=torch.bool, device=x.device).scatter_(1, t, True)
     loss = m.masked_fill(is_y, 0).sum(1) / c
     if input.dim() < 2:
         loss = loss.reshape(())
@@ -536,7 +536,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     active = (t != -1).long().cumprod(1)
     k = int(active.sum(1).max()) if t.shape[0] else 0
     active, safe = active[:, :k].bool(), torch.where(active.bool(), t, 0)[:, :k]
-    hits = torch.zeros(t.shape, dtype=torch.int64).scatter_add(1, safe, active.long())
+    hits = torch.zeros(t.shape, dtype=torch.int64, device=t.device)
+    hits = hits.scatter_add(1, safe, active.long())
     non_target = (hits == 0).unsqueeze(1)  # (N, 1, C)
     x_y = x.gather(1, safe).unsqueeze(2)  # (N, k, 1)
     z = 1 - x_y + x.unsqueeze(1)  # (N, k, C): the margin of target j over class i

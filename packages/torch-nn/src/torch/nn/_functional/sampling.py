@@ -8,12 +8,12 @@ import torch
 from torch.nn._functional.common import _check_tensor, _tensors
 
 
-def _grid_axis(n, align_corners, dtype):
+def _grid_axis(n, align_corners, dtype, device):
     """The n sample positions along one output axis, in [-1, 1] coordinates: the pixel
     centres (``align_corners=False``) or the corner pixels' centres at -1 and 1."""
     if n <= 1:
-        return torch.zeros(n, dtype=dtype)
-    r = torch.linspace(-1.0, 1.0, n, dtype=dtype)
+        return torch.zeros(n, dtype=dtype, device=device)
+    r = torch.linspace(-1.0, 1.0, n, dtype=dtype, device=device)
     return r if align_corners else r * ((n - 1) / n)
 
 
@@ -53,9 +53,11 @@ def affine_grid(theta, size, align_corners=None):
         axis = len(spatial) - 1 - k  # x is the last spatial dimension, y the one before
         shape = [1] * len(spatial)
         shape[axis] = spatial[axis]
-        columns.append(_grid_axis(spatial[axis], align_corners, theta.dtype).reshape(shape))
+        columns.append(
+            _grid_axis(spatial[axis], align_corners, theta.dtype, theta.device).reshape(shape)
+        )
     columns = [col.expand(*spatial) for col in columns]
-    columns.append(torch.ones(spatial, dtype=theta.dtype))
+    columns.append(torch.ones(spatial, dtype=theta.dtype, device=theta.device))
     base = torch.stack(columns, -1).reshape(1, -1, d + 1).expand(n, -1, d + 1)
     grid = torch.bmm(base, theta.transpose(1, 2))  # (N, points, d)
     return grid.reshape(n, *spatial, d)
@@ -219,7 +221,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             # weight 1 whose gradient is 0: grid still receives a (zero) gradient
             one = None
             if k == 0 and coord.requires_grad:
-                one = torch.where(torch.zeros(coord.shape, dtype=torch.bool), coord, 1.0)
+                one = torch.where(coord.new_zeros(coord.shape, dtype=torch.bool), coord, 1.0)
             taps.append([(torch.round(coord.detach()), one)])
         else:
             low = torch.floor(coord.detach())

@@ -15,7 +15,7 @@ def one_hot(tensor, num_classes=-1):
     if tensor.numel() == 0:
         if num_classes <= 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        return torch.zeros(*tensor.shape, num_classes, dtype=torch.int64)
+        return torch.zeros(*tensor.shape, num_classes, dtype=torch.int64, device=tensor.device)
     lo, hi = int(tensor.min()), int(tensor.max())
     if lo < 0:
         raise RuntimeError("Class values must be non-negative.")
@@ -23,5 +23,5 @@ def one_hot(tensor, num_classes=-1):
         num_classes = hi + 1
     elif hi >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    out = torch.zeros(*tensor.shape, num_classes, dtype=torch.int64)
+    out = torch.zeros(*tensor.shape, num_classes, dtype=torch.int64, device=tensor.device)
     return out.scatter_(-1, tensor.unsqueeze(-1), 1)
