@@ -28,7 +28,8 @@ void bind_cuda(py::module_& m) {
   });
   m.def("_cuda_cudnn_load", &cu::cudnn_load, py::arg("path"),
         "dlopen cuDNN 9 (libcudnn.so.9): '' on success, else why not.");
-  m.def("_cuda_cudnn_version", &cu::cudnn_version, "cuDNN's version (e.g. 92801); 0 if not loaded.");
+  m.def("_cuda_cudnn_version", &cu::cudnn_version,
+        "cuDNN's version (e.g. 92801); 0 if not loaded.");
   m.def(
       "_cuda_cudnn_set_flags",
       [](bool benchmark, bool deterministic, bool allow_tf32) {
