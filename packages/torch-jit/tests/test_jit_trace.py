@@ -307,3 +307,19 @@ def test_tracing_a_submodule_again_leaves_its_buffers():
     torch.testing.assert_close(cell.bn.running_mean, ref.bn.running_mean)
     torch.testing.assert_close(cell.bn.running_var, ref.bn.running_var)
     assert cell.bn.num_batches_tracked.item() == ref.bn.num_batches_tracked.item() == 3
+
+
+def test_a_function_closing_over_a_modules_parameters_traces_them_as_constants():
+    # the parameters are no inputs of the function: they are frozen into the trace (a
+    # recorded detach() of them recursed without end)
+    torch.manual_seed(0)
+    fc = nn.Linear(6, 4)
+
+    def f(x):
+        return torch.tanh(fc(x)) * 2
+
+    x = torch.randn(3, 6)
+    traced = torch.jit.trace(f, (x,))
+    assert "prim::Constant" in str(traced.graph)
+    y = torch.randn(5, 6)
+    torch.testing.assert_close(traced(y), f(y))

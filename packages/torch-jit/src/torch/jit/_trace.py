@@ -152,8 +152,13 @@ class Tracer:
                     stacklevel=4,
                 )
             v = Value.like(obj)
+            self.depth += 1  # (detach() here is not the user's: it records nothing)
+            try:
+                value = obj.detach()
+            finally:
+                self.depth -= 1
             self.graph.nodes.append(
-                Node("prim::Constant", out=v, attrs={"value": obj.detach()}, source=self.source())
+                Node("prim::Constant", out=v, attrs={"value": value}, source=self.source())
             )
         self.bind(obj, v)
         return v
