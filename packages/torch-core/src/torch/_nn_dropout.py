@@ -132,6 +132,8 @@ _SELU_ALPHA_PRIME = -1.7580993408473766  # -scale * alpha of SELU: where a dropp
 def _alpha_dropout(input, p, training, inplace, op, feature):
     check_tensor(input, op)
     p = _check_p(p, op)
+    if feature and input.dim() < 2:  # (in eval mode too, as PyTorch)
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if not training or p == 0.0 or input.numel() == 0:
         return input
     if p == 1.0:

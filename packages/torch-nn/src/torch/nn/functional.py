@@ -23,6 +23,7 @@ from torch.nn._functional.activation import (  # noqa: F401
     elu_,
     gelu,
     glu,
+    gumbel_softmax,
     hardshrink,
     hardsigmoid,
     hardswish,
@@ -93,6 +94,10 @@ from torch.nn._functional.normalization import (  # noqa: F401
 from torch.nn._functional.pooling import (  # noqa: F401
     adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d_with_indices,
+    lp_pool1d,
+    lp_pool2d,
+    lp_pool3d,
     max_pool1d_with_indices,
     max_pool2d_with_indices,
     max_pool3d_with_indices,

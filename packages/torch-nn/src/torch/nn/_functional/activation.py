@@ -2,6 +2,7 @@
 kin are core kernels, found in torch.nn.functional)."""
 
 import math
+import warnings
 
 import torch
 from torch import _C
@@ -364,3 +365,26 @@ def prelu(input, weight):
 def softsign_(input):
     """In-place :func:`softsign`; returns ``input``."""
     return _inplace(input, softsign(_operand(input, True)))
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """A sample from the Gumbel-softmax (concrete) distribution over ``dim``:
+    ``softmax((logits + g) / tau)`` with ``g = -log(E)``, E standard exponential draws from
+    torch's generator (g is Gumbel(0, 1) noise). ``hard=True`` returns the one-hot vector of
+    the sample's largest entry, with the soft sample's gradient (straight-through:
+    ``y_hard - y_soft.detach() + y_soft``). ``eps`` is deprecated and unused."""
+    _check_tensor(logits, "gumbel_softmax", "logits")
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    if not logits.dtype.is_floating_point:
+        raise RuntimeError(
+            "gumbel_softmax(): Exponential distribution is a continuous probability "
+            f"distribution. dtype must be a floating point but you specified {logits.dtype}"
+        )
+    gumbels = -torch.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = torch.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

@@ -3,7 +3,7 @@
 from torch.nn import functional as F
 from torch.nn.modules.module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -49,7 +49,23 @@ class Dropout3d(_DropoutNd):
     _fn = "dropout3d"
 
 
-class AlphaDropout(_DropoutNd):
+class _AlphaDropoutNd(_DropoutNd):
+    # As in PyTorch, ``inplace`` is kept (and shown) but the forward never writes into its
+    # input.
+    def forward(self, input):
+        return getattr(F, self._fn)(input, self.p, self.training)
+
+
+class AlphaDropout(_AlphaDropoutNd):
     """Dropout that keeps the mean and variance of SELU activations."""
 
     _fn = "alpha_dropout"
+
+
+class FeatureAlphaDropout(_AlphaDropoutNd):
+    """Alpha dropout of whole channels: in training each channel (dim 1) of (N, C, *) input
+    is dropped to SELU's negative saturation value with probability p, and the result is
+    rescaled to keep zero mean and unit variance; the identity in eval mode (``inplace`` is
+    not applied, as in PyTorch)."""
+
+    _fn = "feature_alpha_dropout"

@@ -7,7 +7,8 @@ from torch.nn.modules.utils import _pair, _single, _triple
 __all__ = [
     "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
-    "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
+    "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
+    "LPPool1d", "LPPool2d", "LPPool3d",
 ]  # fmt: skip
 
 
@@ -172,6 +173,13 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     _fn = "adaptive_max_pool2d"
 
 
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    """Max pooling of (N, C, D, H, W) or (C, D, H, W) input to a fixed (D, H, W)
+    ``output_size`` (None keeps that dim)."""
+
+    _fn = "adaptive_max_pool3d"
+
+
 class _MaxUnpoolNd(Module):
     """The partial inverse of max pooling: the pooled values go back to the positions
     ``indices`` (from ``MaxPoolNd(return_indices=True)``) name, zeros elsewhere."""
@@ -217,3 +225,48 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
     _fn = "max_unpool3d"
     _tuple = staticmethod(_triple)
+
+
+class _LPPoolNd(Module):
+    """Power-average pooling: ``(sum of x^p over each window)^(1/p)``, p = ``norm_type``
+    (p = 1: sum pooling; p = inf: max pooling of ``|x|``)."""
+
+    __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
+    _fn = "lp_pool2d"
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        return getattr(F, self._fn)(
+            input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode
+        )
+
+    def extra_repr(self):
+        return (
+            f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}, ceil_mode={self.ceil_mode}"
+        )
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling over sliding windows of (N, C, L) or (C, L) input."""
+
+    _fn = "lp_pool1d"
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling over sliding windows of (N, C, H, W) or (C, H, W) input."""
+
+    _fn = "lp_pool2d"
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over sliding windows of (N, C, D, H, W) or (C, D, H, W)
+    input."""
+
+    _fn = "lp_pool3d"
