@@ -312,15 +312,33 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
             return dim.is_none() ? squeeze(t) : squeeze_dims(t, to_shape(dim, "squeeze"));
           },
           py::arg("dim") = py::none())
+      // NumPy's spelling axis= for dim=, as PyTorch takes it: a second overload, tried only
+      // when the first refuses the call, so calls without it cost nothing more.
+      .def(
+          "squeeze",
+          [](const Tensor& t, py::object axis) {
+            return axis.is_none() ? squeeze(t) : squeeze_dims(t, to_shape(axis, "squeeze"));
+          },
+          py::kw_only(), py::arg("axis"))
       .def(
           "unsqueeze", [](const Tensor& t, Int64 d) { return unsqueeze(t, d); }, py::arg("dim"))
+      .def(
+          "unsqueeze", [](const Tensor& t, Int64 d) { return unsqueeze(t, d); }, py::kw_only(),
+          py::arg("axis"))
       .def(
           "narrow",
           [](const Tensor& t, Int64 d, Int64 start, Int64 len) { return narrow(t, d, start, len); },
           py::arg("dim"), py::arg("start"), py::arg("length"))
       .def(
+          "narrow",
+          [](const Tensor& t, Int64 d, Int64 start, Int64 len) { return narrow(t, d, start, len); },
+          py::kw_only(), py::arg("axis"), py::arg("start"), py::arg("length"))
+      .def(
           "select", [](const Tensor& t, Int64 d, Int64 i) { return select(t, d, i); },
           py::arg("dim"), py::arg("index"))
+      .def(
+          "select", [](const Tensor& t, Int64 d, Int64 i) { return select(t, d, i); },
+          py::kw_only(), py::arg("axis"), py::arg("index"))
       .def(
           "unfold",
           [](const Tensor& t, Int64 d, Int64 size, Int64 step) { return unfold(t, d, size, step); },

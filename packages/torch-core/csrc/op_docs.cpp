@@ -1596,7 +1596,10 @@ PyObject* function_of(PyObject* v) {
 }
 
 // pybind11 writes "name(signature) -> result\n" and then the docstring, if one was given.
-bool has_docstring(const char* doc) { return doc && std::strstr(doc, "\n\n") != nullptr; }
+// (pybind11's own listing of a function's overloads is no docstring: the table's text follows it)
+bool has_docstring(const char* doc) {
+  return doc && std::strstr(doc, "\n\n") != nullptr && !std::strstr(doc, "Overloaded function.");
+}
 
 // Appends `text` to the function's signature line. pybind11 frees ml_doc with std::free when
 // the function is destroyed, so the new one is malloc'ed too.

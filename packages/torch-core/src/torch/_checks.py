@@ -54,6 +54,30 @@ def numpy_args(op, dim, keepdim, axis, keepdims, dim_default=None):
     return dim, keepdim
 
 
+def numpy_dim(op, dim, axis, default=None, required=False):
+    """``dim`` with NumPy's spelling ``axis=`` taken in its place, for the ops that take no
+    ``keepdim``: giving both is a TypeError, as in PyTorch (``default`` is the dim's own default,
+    which does not count as given); a ``required`` dim that is given neither way is a
+    TypeError too. Called only when ``axis`` was given or ``dim`` is None, so that calls
+    without ``axis=`` pay nothing more than that test."""
+    if axis is not None:
+        if dim is not None and dim is not default and dim != default:
+            raise TypeError(f"{op}() got an unexpected keyword argument 'axis'")
+        dim = axis
+    if required and dim is None:
+        raise TypeError(f"{op}() missing required argument 'dim'")
+    return dim
+
+
+def check_given(op, **args):
+    """TypeError for the first of ``args`` that is None: the required arguments of an op whose
+    ``dim`` became optional so that ``axis=`` may stand in for it (``gather(x, axis=1,
+    index=i)``)."""
+    for name, value in args.items():
+        if value is None:
+            raise TypeError(f"{op}() missing required argument '{name}'")
+
+
 def check_castable(result_dtype, out_dtype):
     """RuntimeError unless a result of ``result_dtype`` may be written into ``out_dtype``
     (torch.can_cast: no float into an integer, no complex into a real, ...)."""

@@ -10,7 +10,7 @@ import builtins
 
 import torch
 from torch import _C
-from torch._checks import dtype_name, write_out
+from torch._checks import check_given, dtype_name, numpy_dim, write_out
 from torch._checks import wrap_dim as _wrap
 from torch._indexing import _ADD, _MAX, _MIN, _MUL, _SET, _fill_value, _setitem
 from torch._tensor import tensor_method
@@ -33,13 +33,21 @@ __all__ = [*_METHODS, "where", "searchsorted", "bucketize"]
 # --- index_select, gather ----------------------------------------------------------------
 
 
-def index_select(input, dim, index, *, out=None):
+def index_select(input, dim=None, index=None, *, out=None, axis=None):
     """The slices of ``input`` along ``dim`` at the positions listed in the 1-D ``index``."""
+    # NumPy's axis= for dim=, as in PyTorch (no dim or index at all: _C's TypeError)
+    if axis is not None:
+        dim = numpy_dim("index_select", dim, axis, required=True)
+        check_given("index_select", index=index)
     return write_out(_C._index_select(input, dim, index), out)
 
 
-def gather(input, dim, index, *, sparse_grad=False, out=None):
+def gather(input, dim=None, index=None, *, sparse_grad=False, out=None, axis=None):
     """``out[i][j][k] = input[index[i][j][k]][j][k]`` (for dim=0; likewise for other dims)."""
+    # NumPy's axis= for dim=, as in PyTorch (no dim or index at all: _C's TypeError)
+    if axis is not None:
+        dim = numpy_dim("gather", dim, axis, required=True)
+        check_given("gather", index=index)
     return write_out(_C._gather(input, dim, index), out)
 
 
@@ -157,8 +165,12 @@ def _reduce_mode(reduce, op):
     return modes[reduce]
 
 
-def scatter_(input, dim, index, src=None, value=None, *, reduce=None):
+def scatter_(input, dim=None, index=None, src=None, value=None, *, reduce=None, axis=None):
     """Writes ``src`` (a tensor, or the number ``value``) into ``input`` at ``index``."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None or dim is None or index is None:
+        dim = numpy_dim("scatter_", dim, axis, required=True)
+        check_given("scatter_", index=index)
     src = value if src is None else src
     if src is None:
         raise TypeError("scatter_(): expected a src tensor or a value")
@@ -166,30 +178,49 @@ def scatter_(input, dim, index, src=None, value=None, *, reduce=None):
     return _scatter_into(input, dim, index, src, mode, "scatter_")
 
 
-def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
+def scatter(input, dim=None, index=None, src=None, value=None, *, reduce=None, out=None, axis=None):
     """Out-of-place :meth:`Tensor.scatter_`: a copy of ``input`` in which ``src[i][j]`` (or
     ``value``) is written at ``index[i][j]`` along ``dim``; ``reduce`` ('add' or 'multiply')
     combines instead of overwriting."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None or dim is None or index is None:
+        dim = numpy_dim("scatter", dim, axis, required=True)
+        check_given("scatter", index=index)
     return write_out(scatter_(input.clone(), dim, index, src, value, reduce=reduce), out)
 
 
-def scatter_add_(input, dim, index, src):
+def scatter_add_(input, dim=None, index=None, src=None, *, axis=None):
     """Adds ``src`` into ``input`` in place at the positions ``index`` gives along ``dim``
     (duplicates accumulate); returns ``input``."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None or dim is None or index is None or src is None:
+        dim = numpy_dim("scatter_add_", dim, axis, required=True)
+        check_given("scatter_add_", index=index, src=src)
     return _scatter_into(input, dim, index, src, _ADD, "scatter_add_")
 
 
-def scatter_add(input, dim, index, src, *, out=None):
+def scatter_add(input, dim=None, index=None, src=None, *, out=None, axis=None):
     """Out-of-place :meth:`Tensor.scatter_add_`: a copy of ``input`` with ``src`` added at ``index``
     along ``dim``."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None or dim is None or index is None or src is None:
+        dim = numpy_dim("scatter_add", dim, axis, required=True)
+        check_given("scatter_add", index=index, src=src)
     return write_out(scatter_add_(input.clone(), dim, index, src), out)
 
 
 _REDUCTIONS = {"sum": _ADD, "prod": _MUL, "amax": _MAX, "amin": _MIN, "mean": _ADD}
 
 
-def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
+def scatter_reduce_(
+    input, dim=None, index=None, src=None, reduce=None, *, include_self=True, axis=None
+):
     """Reduces ``src`` into ``input`` at ``index``: sum, prod, mean, amax or amin."""
+    if (
+        axis is not None or dim is None or index is None or src is None or reduce is None
+    ):  # (NumPy's axis= for dim=)
+        dim = numpy_dim("scatter_reduce_", dim, axis, required=True)
+        check_given("scatter_reduce_", index=index, src=src, reduce=reduce)
     if reduce not in _REDUCTIONS:
         raise RuntimeError(
             f"scatter_reduce_(): reduce argument must be one of sum, prod, mean, amax, amin "
@@ -201,11 +232,18 @@ def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
     )
 
 
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+def scatter_reduce(
+    input, dim=None, index=None, src=None, reduce=None, *, include_self=True, out=None, axis=None
+):
     """A copy of ``input`` in which the values of ``src`` are reduced into the positions ``index``
     gives along ``dim``, with ``reduce`` one of 'sum', 'prod', 'mean', 'amax', 'amin';
     ``include_self=False`` leaves the original values out of the reduction where something is
     scattered."""
+    if (
+        axis is not None or dim is None or index is None or src is None or reduce is None
+    ):  # (NumPy's axis= for dim=)
+        dim = numpy_dim("scatter_reduce", dim, axis, required=True)
+        check_given("scatter_reduce", index=index, src=src, reduce=reduce)
     result = scatter_reduce_(input.clone(), dim, index, src, reduce, include_self=include_self)
     return write_out(result, out)
 
@@ -335,8 +373,13 @@ def _index_add_rows(input, dim, index, source, alpha):
     return True
 
 
-def index_add_(input, dim, index, source, *, alpha=1):
+def index_add_(input, dim=None, index=None, source=None, *, alpha=1, axis=None):
     """``input[..., index[j], ...] += alpha * source[..., j, ...]`` (repeats add up)."""
+    if (
+        axis is not None or dim is None or index is None or source is None
+    ):  # (NumPy's axis= for dim=)
+        dim = numpy_dim("index_add_", dim, axis, required=True)
+        check_given("index_add_", index=index, source=source)
     if _index_add_rows(input, dim, index, source, alpha):
         return input
     if alpha != 1:
@@ -344,27 +387,47 @@ def index_add_(input, dim, index, source, *, alpha=1):
     return _index_write(input, dim, index, source, _ADD, "index_add_")
 
 
-def index_add(input, dim, index, source, *, alpha=1, out=None):
+def index_add(input, dim=None, index=None, source=None, *, alpha=1, out=None, axis=None):
     """Out-of-place :meth:`Tensor.index_add_`: a copy of ``input`` with ``alpha * source`` added to
     the slices ``index`` selects along ``dim``."""
+    if (
+        axis is not None or dim is None or index is None or source is None
+    ):  # (NumPy's axis= for dim=)
+        dim = numpy_dim("index_add", dim, axis, required=True)
+        check_given("index_add", index=index, source=source)
     return write_out(index_add_(input.clone(), dim, index, source, alpha=alpha), out)
 
 
-def index_copy_(input, dim, index, source):
+def index_copy_(input, dim=None, index=None, source=None, *, axis=None):
     """Copies the slices of ``source`` into ``input`` in place, at the positions ``index`` gives
     along ``dim``; returns ``input``."""
+    if (
+        axis is not None or dim is None or index is None or source is None
+    ):  # (NumPy's axis= for dim=)
+        dim = numpy_dim("index_copy_", dim, axis, required=True)
+        check_given("index_copy_", index=index, source=source)
     return _index_write(input, dim, index, source, _SET, "index_copy_")
 
 
-def index_copy(input, dim, index, source, *, out=None):
+def index_copy(input, dim=None, index=None, source=None, *, out=None, axis=None):
     """Out-of-place :meth:`Tensor.index_copy_`: a copy of ``input`` with the slices of ``source``
     written at ``index`` along ``dim``."""
+    if (
+        axis is not None or dim is None or index is None or source is None
+    ):  # (NumPy's axis= for dim=)
+        dim = numpy_dim("index_copy", dim, axis, required=True)
+        check_given("index_copy", index=index, source=source)
     return write_out(index_copy_(input.clone(), dim, index, source), out)
 
 
-def index_fill_(input, dim, index, value):
+def index_fill_(input, dim=None, index=None, value=None, *, axis=None):
     """Fills the slices ``index`` selects along ``dim`` with ``value`` (a number or a 0-dim tensor)
     in place; returns ``input``."""
+    if (
+        axis is not None or dim is None or index is None or value is None
+    ):  # (NumPy's axis= for dim=)
+        dim = numpy_dim("index_fill_", dim, axis, required=True)
+        check_given("index_fill_", index=index, value=value)
     value = _fill_value(value, input.dtype, "index_fill_")
     if value.requires_grad:
         # a fill: the value reads the gradient once per filled element, also where the
@@ -376,9 +439,14 @@ def index_fill_(input, dim, index, value):
     return _index_write(input, dim, index, value, _SET, "index_fill_")
 
 
-def index_fill(input, dim, index, value):
+def index_fill(input, dim=None, index=None, value=None, *, axis=None):
     """Out-of-place :meth:`Tensor.index_fill_`: a copy of ``input`` with the slices ``index``
     selects along ``dim`` set to ``value``."""
+    if (
+        axis is not None or dim is None or index is None or value is None
+    ):  # (NumPy's axis= for dim=)
+        dim = numpy_dim("index_fill", dim, axis, required=True)
+        check_given("index_fill", index=index, value=value)
     return index_fill_(input.clone(), dim, index, value)
 
 
@@ -395,8 +463,11 @@ def take(input, index, *, out=None):
     return write_out(_C._take_rows(_origin(flat), _offsets(flat, [index])), out)
 
 
-def take_along_dim(input, indices, dim=None, *, out=None):
+def take_along_dim(input, indices, dim=None, *, out=None, axis=None):
     """``gather`` with ``indices`` broadcast against ``input`` (flattened when dim is None)."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = numpy_dim("take_along_dim", dim, axis)
     if dim is None:
         return take(input, indices.reshape(-1), out=out)
     dim = _wrap(dim, input.dim(), "take_along_dim")
@@ -553,10 +624,17 @@ def put(input, index, source, accumulate=False):
 _INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
 
 
-def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
+def index_reduce_(
+    input, dim=None, index=None, source=None, reduce=None, *, include_self=True, axis=None
+):
     """Reduces the slices of ``source`` along ``dim`` into the slices ``index`` names of
     ``input``, with ``reduce`` one of 'prod', 'mean', 'amax', 'amin'; ``include_self=False``
     leaves the original values of those slices out. Returns ``input``."""
+    if (
+        axis is not None or dim is None or index is None or source is None or reduce is None
+    ):  # (NumPy's axis= for dim=)
+        dim = numpy_dim("index_reduce_", dim, axis, required=True)
+        check_given("index_reduce_", index=index, source=source, reduce=reduce)
     if reduce not in _INDEX_REDUCTIONS:
         raise RuntimeError(
             "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
@@ -592,8 +670,15 @@ def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
     return input.copy_(result)
 
 
-def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+def index_reduce(
+    input, dim=None, index=None, source=None, reduce=None, *, include_self=True, out=None, axis=None
+):
     """Out-of-place :meth:`Tensor.index_reduce_`."""
+    if (
+        axis is not None or dim is None or index is None or source is None or reduce is None
+    ):  # (NumPy's axis= for dim=)
+        dim = numpy_dim("index_reduce", dim, axis, required=True)
+        check_given("index_reduce", index=index, source=source, reduce=reduce)
     result = index_reduce_(input.clone(), dim, index, source, reduce, include_self=include_self)
     return write_out(result, out)
 

@@ -31,9 +31,11 @@ import math
 import torch
 from torch._checks import (
     check_castable,
+    check_given,
     check_tensor,
     dtype_name,
     numpy_args,
+    numpy_dim,
     write_out,
     write_outs,
 )
@@ -542,8 +544,11 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, axis=None, keepdims=Non
     return write_outs(_aminmax(lo, hi), out)
 
 
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, axis=None):
     """The n-th forward difference along ``dim`` (logical xor for bools)."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = numpy_dim("diff", dim, axis, -1)
     check_tensor(input, "diff")
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
@@ -571,11 +576,14 @@ def _dims_arg(dim, ndim):
     return [d % ndim for d in dim]
 
 
-def gradient(input, *, spacing=1, dim=None, edge_order=1):
+def gradient(input, *, spacing=1, dim=None, edge_order=1, axis=None):
     """The gradient of ``input`` sampled on a grid, by second-order central differences inside
     and one-sided differences of order ``edge_order`` (1 or 2) at the edges; one tensor per
     dimension in ``dim``. ``spacing`` is one number (for every dimension), a list of numbers
     (one per dimension), or a list of 1-D coordinate tensors."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = numpy_dim("gradient", dim, axis, None)
     check_tensor(input, "gradient")
     if edge_order not in (1, 2):
         raise RuntimeError(
@@ -688,23 +696,32 @@ def _trapezoid_parts(y, x, dx, dim, op):
     return avg * (1 if dx is None else dx), d, n
 
 
-def trapezoid(y, x=None, *, dx=None, dim=-1):
+def trapezoid(y, x=None, *, dx=None, dim=-1, axis=None):
     """The integral of ``y`` along ``dim`` by the trapezoidal rule, over sample points ``x``
     or with uniform spacing ``dx`` (1 by default)."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = numpy_dim("trapezoid", dim, axis, -1)
     parts, d, n = _trapezoid_parts(y, x, dx, dim, "trapezoid")
     if n == 0:
         return torch.sum(parts, d) * 0
     return torch.sum(parts, d)
 
 
-def trapz(y, x=None, *, dx=None, dim=-1):
+def trapz(y, x=None, *, dx=None, dim=-1, axis=None):
     """:func:`trapezoid` (the older name)."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = numpy_dim("trapz", dim, axis, -1)
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
-def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1, axis=None):
     """The running integral of ``y`` along ``dim`` by the trapezoidal rule (one value fewer
     than ``y`` along ``dim``)."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = numpy_dim("cumulative_trapezoid", dim, axis, -1)
     parts, d, n = _trapezoid_parts(y, x, dx, dim, "cumulative_trapezoid")
     if n == 0:
         return parts
@@ -858,9 +875,13 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     return _histogram(hist, edges.clone() if isinstance(bins, Tensor) else edges)
 
 
-def renorm(input, p, dim, maxnorm, *, out=None):
+def renorm(input, p=None, dim=None, maxnorm=None, *, out=None, axis=None):
     """``input`` with each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to
     norm ``maxnorm``."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None or dim is None or p is None or maxnorm is None:
+        dim = numpy_dim("renorm", dim, axis, required=True)
+        check_given("renorm", p=p, maxnorm=maxnorm)
     check_tensor(input, "renorm")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         _not_implemented("renorm", input.dtype)

@@ -11,8 +11,8 @@ import math
 import warnings
 
 from torch import _C
+from torch._checks import check_given, numpy_dim, write_out
 from torch._checks import wrap_dim as _wrap
-from torch._checks import write_out
 from torch._functional import broadcast_shapes
 from torch._tensor import tensor_method
 
@@ -52,7 +52,9 @@ def _check_list(tensors, op):
 def cat(tensors, dim=0, *, out=None, axis=None):
     """Concatenates tensors along an existing dim: their dtypes promote, their other sizes
     must match, and 1-D tensors with no elements are skipped."""
-    return _C.cat(tensors, dim if axis is None else axis, out=out)
+    if axis is not None:  # NumPy's axis= for dim=, as in PyTorch
+        dim = numpy_dim("cat", dim, axis, 0)
+    return _C.cat(tensors, dim, out=out)
 
 
 def concatenate(tensors, axis=0, out=None, *, dim=None):
@@ -66,7 +68,8 @@ concat = concatenate
 def stack(tensors, dim=0, *, out=None, axis=None):
     """Joins tensors of one shape along a new dim ``dim`` (in [-ndim - 1, ndim])."""
     _check_list(tensors, "stack")
-    dim = dim if axis is None else axis
+    if axis is not None:  # NumPy's axis= for dim=, as in PyTorch
+        dim = numpy_dim("stack", dim, axis, 0)
     if len(tensors) == 0:
         raise RuntimeError("stack expects a non-empty TensorList")
     shape = tensors[0].shape
@@ -188,8 +191,11 @@ def _check_pieces(count, op):
         )
 
 
-def chunk(input, chunks, dim=0):
+def chunk(input, chunks, dim=0, *, axis=None):
     """At most ``chunks`` views of equal size (the last may be smaller) along ``dim``."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = numpy_dim("chunk", dim, axis, 0)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _wrap(dim, input.dim(), "chunk")
@@ -200,9 +206,12 @@ def chunk(input, chunks, dim=0):
     return split(input, -(-n // chunks), d)
 
 
-def tensor_split(input, indices_or_sections, dim=0):
+def tensor_split(input, indices_or_sections, dim=0, *, axis=None):
     """``sections`` views of sizes differing by at most one, or views between the given
     indices (clamped to the dim, so pieces may be empty)."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = numpy_dim("tensor_split", dim, axis, 0)
     d = _wrap(dim, input.dim(), "tensor_split")
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a 0-d")
@@ -268,16 +277,23 @@ vsplit = _split_fn("vsplit", 0, 2)
 dsplit = _split_fn("dsplit", 2, 3)
 
 
-def unbind(input, dim=0):
+def unbind(input, dim=0, *, axis=None):
     """The slices along ``dim``, as a tuple of views."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = numpy_dim("unbind", dim, axis, 0)
     d = _wrap(dim, input.dim(), "unbind")
     if input.dim() == 0:
         raise IndexError("unbind: a 0-d tensor has no dimension to unbind")
     return tuple(input.select(d, i) for i in range(input.shape[d]))
 
 
-def unflatten(input, dim, sizes):
+def unflatten(input, dim=None, sizes=None, *, axis=None):
     """Splits dim ``dim`` into ``sizes`` (one of them may be -1)."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None or dim is None:
+        dim = numpy_dim("unflatten", dim, axis, required=True)
+        check_given("unflatten", sizes=sizes)
     d = _wrap(dim, input.dim(), "unflatten")
     sizes = list(_ints(sizes))
     if len(sizes) == 0:
@@ -332,10 +348,13 @@ def tile(input, dims):
     return _repeat(input, (1,) * (input.dim() - len(dims)) + dims)
 
 
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None, axis=None):
     """Repeats each element (each slice along ``dim``) ``repeats`` times; ``repeats`` is an int
     or a tensor with one count per slice. With a single tensor argument, the indices
     0, 1, ... each repeated by its count."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = numpy_dim("repeat_interleave", dim, axis, None)
     if repeats is None:
         if input.dim() > 1:
             raise RuntimeError(
@@ -627,9 +646,12 @@ def _positions(input):
     return arange(input.numel(), device=input.device).reshape(input.shape)
 
 
-def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, axis=None):
     """A copy of ``input`` with ``src`` written where ``input[..., start:end:step, ...]`` (the
     slice along ``dim``) is."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = numpy_dim("slice_scatter", dim, axis, 0)
     d = _wrap(dim, input.dim(), "slice_scatter")
     if step <= 0:
         raise RuntimeError("slice step must be positive")
@@ -637,8 +659,12 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     return _scatter_into_view(input, src, _positions(input)[index])
 
 
-def select_scatter(input, src, dim, index):
+def select_scatter(input, src, dim=None, index=None, *, axis=None):
     """A copy of ``input`` with ``src`` written where ``input.select(dim, index)`` is."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None or dim is None or index is None:
+        dim = numpy_dim("select_scatter", dim, axis, required=True)
+        check_given("select_scatter", index=index)
     return _scatter_into_view(input, src, _positions(input).select(dim, index))
 
 

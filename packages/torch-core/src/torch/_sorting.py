@@ -10,7 +10,7 @@ import collections
 import operator
 
 from torch import _C
-from torch._checks import check_tensor, numpy_args, out_dtype, write_out, write_outs
+from torch._checks import check_tensor, numpy_args, numpy_dim, out_dtype, write_out, write_outs
 from torch._functional import _dims, return_types
 from torch._tensor import tensor_method
 
@@ -113,13 +113,19 @@ def cummin(input, dim=None, *, out=None, axis=None):
     return _named("cummin", _C._cummin(input, _int_dim(dim, "cummin")), out)
 
 
-def _cumsum_(self, dim, *, dtype=None):
+def _cumsum_(self, dim=None, *, dtype=None, axis=None):
     """In-place :func:`torch.cumsum` along ``dim``; returns ``self``."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None or dim is None:
+        dim = numpy_dim("cumsum_", dim, axis, required=True)
     return self.copy_(cumsum(self, dim, dtype=dtype))
 
 
-def _cumprod_(self, dim, *, dtype=None):
+def _cumprod_(self, dim=None, *, dtype=None, axis=None):
     """In-place :func:`torch.cumprod` along ``dim``; returns ``self``."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None or dim is None:
+        dim = numpy_dim("cumprod_", dim, axis, required=True)
     return self.copy_(cumprod(self, dim, dtype=dtype))
 
 

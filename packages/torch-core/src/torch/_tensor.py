@@ -12,6 +12,7 @@ import sys
 
 from torch import _C, _dtypes
 from torch import _functional as F
+from torch._checks import numpy_dim
 from torch._dtypes import iinfo, legacy_type_name, parse_type
 from torch._tensor_str import tensor_repr
 
@@ -809,16 +810,22 @@ def _restride_(self, name, *args):
 
 
 @tensor_method
-def unsqueeze_(self, dim):
+def unsqueeze_(self, dim=None, *, axis=None):
     """In-place :meth:`unsqueeze`: inserts a dim of size 1 at ``dim`` by changing this tensor's
     sizes and strides; returns ``self``."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None or dim is None:
+        dim = numpy_dim("unsqueeze_", dim, axis, required=True)
     return _restride_(self, "unsqueeze", dim)
 
 
 @tensor_method
-def squeeze_(self, dim=None):
+def squeeze_(self, dim=None, *, axis=None):
     """In-place :meth:`squeeze`: removes the size-1 dims (or ``dim``, if it has size 1) from this
     tensor's geometry; returns ``self``."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = numpy_dim("squeeze_", dim, axis, None)
     return _restride_(self, "squeeze") if dim is None else _restride_(self, "squeeze", dim)
 
 

@@ -18,6 +18,7 @@ import math
 import torch
 from torch import _C
 from torch._checks import check_tensor as _check_tensor
+from torch._checks import numpy_dim as _numpy_dim
 from torch._checks import wrap_dim as _wrap_dim
 from torch._checks import write_out as _write_out
 
@@ -161,85 +162,139 @@ def _c2r(input, s, dim, norm, forward, op, default_all=True):
     return _C._fft_c2r(x, dims, out_sizes[-1], forward, _scale(norm, total, forward, op))
 
 
-def fft(input, n=None, dim=-1, norm=None, *, out=None):
+def fft(input, n=None, dim=-1, norm=None, *, out=None, axis=None):
     """The 1-D discrete Fourier transform."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("fft", dim, axis, -1)
     return _write_out(_c2c(input, n, dim, norm, True, "fft"), out)
 
 
-def ifft(input, n=None, dim=-1, norm=None, *, out=None):
+def ifft(input, n=None, dim=-1, norm=None, *, out=None, axis=None):
     """The 1-D inverse discrete Fourier transform."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("ifft", dim, axis, -1)
     return _write_out(_c2c(input, n, dim, norm, False, "ifft"), out)
 
 
-def rfft(input, n=None, dim=-1, norm=None, *, out=None):
+def rfft(input, n=None, dim=-1, norm=None, *, out=None, axis=None):
     """The 1-D transform of real input: the n // 2 + 1 non-negative frequencies."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("rfft", dim, axis, -1)
     return _write_out(_r2c(input, n, dim, norm, True, "rfft"), out)
 
 
-def irfft(input, n=None, dim=-1, norm=None, *, out=None):
+def irfft(input, n=None, dim=-1, norm=None, *, out=None, axis=None):
     """The inverse of :func:`rfft`: a real signal of length n (default 2 * (m - 1))."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("irfft", dim, axis, -1)
     return _write_out(_c2r(input, n, dim, norm, False, "irfft"), out)
 
 
-def hfft(input, n=None, dim=-1, norm=None, *, out=None):
+def hfft(input, n=None, dim=-1, norm=None, *, out=None, axis=None):
     """The transform of a Hermitian-symmetric signal given by its first half: real output."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("hfft", dim, axis, -1)
     x = _complex(_float(input, "hfft"))
     return _write_out(_c2r(x.conj(), n, dim, _swap(norm), False, "hfft"), out)
 
 
-def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
+def ihfft(input, n=None, dim=-1, norm=None, *, out=None, axis=None):
     """The inverse of :func:`hfft`: the first half of the spectrum of a real signal."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("ihfft", dim, axis, -1)
     return _write_out(_r2c(input, n, dim, _swap(norm), True, "ihfft").conj(), out)
 
 
-def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None, axis=None):
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("fft2", dim, axis, (-2, -1))
     return _write_out(_c2c(input, s, dim, norm, True, "fft2", False), out)
 
 
-def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None, axis=None):
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("ifft2", dim, axis, (-2, -1))
     return _write_out(_c2c(input, s, dim, norm, False, "ifft2", False), out)
 
 
-def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None, axis=None):
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("rfft2", dim, axis, (-2, -1))
     return _write_out(_r2c(input, s, dim, norm, True, "rfft2", False), out)
 
 
-def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None, axis=None):
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("irfft2", dim, axis, (-2, -1))
     return _write_out(_c2r(input, s, dim, norm, False, "irfft2", False), out)
 
 
-def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None, axis=None):
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("hfft2", dim, axis, (-2, -1))
     x = _complex(_float(input, "hfft2"))
     return _write_out(_c2r(x.conj(), s, dim, _swap(norm), False, "hfft2", False), out)
 
 
-def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None, axis=None):
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("ihfft2", dim, axis, (-2, -1))
     return _write_out(_r2c(input, s, dim, _swap(norm), True, "ihfft2", False).conj(), out)
 
 
-def fftn(input, s=None, dim=None, norm=None, *, out=None):
+def fftn(input, s=None, dim=None, norm=None, *, out=None, axis=None):
     """The n-D transform over ``dim`` (all dims, or the last len(s), by default)."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("fftn", dim, axis, None)
     return _write_out(_c2c(input, s, dim, norm, True, "fftn"), out)
 
 
-def ifftn(input, s=None, dim=None, norm=None, *, out=None):
+def ifftn(input, s=None, dim=None, norm=None, *, out=None, axis=None):
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("ifftn", dim, axis, None)
     return _write_out(_c2c(input, s, dim, norm, False, "ifftn"), out)
 
 
-def rfftn(input, s=None, dim=None, norm=None, *, out=None):
+def rfftn(input, s=None, dim=None, norm=None, *, out=None, axis=None):
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("rfftn", dim, axis, None)
     return _write_out(_r2c(input, s, dim, norm, True, "rfftn"), out)
 
 
-def irfftn(input, s=None, dim=None, norm=None, *, out=None):
+def irfftn(input, s=None, dim=None, norm=None, *, out=None, axis=None):
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("irfftn", dim, axis, None)
     return _write_out(_c2r(input, s, dim, norm, False, "irfftn"), out)
 
 
-def hfftn(input, s=None, dim=None, norm=None, *, out=None):
+def hfftn(input, s=None, dim=None, norm=None, *, out=None, axis=None):
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("hfftn", dim, axis, None)
     x = _complex(_float(input, "hfftn"))
     return _write_out(_c2r(x.conj(), s, dim, _swap(norm), False, "hfftn"), out)
 
 
-def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
+def ihfftn(input, s=None, dim=None, norm=None, *, out=None, axis=None):
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("ihfftn", dim, axis, None)
     return _write_out(_r2c(input, s, dim, _swap(norm), True, "ihfftn").conj(), out)
 
 
@@ -275,11 +330,17 @@ def _shift(input, dim, sign):
     return input.roll(shifts, dim)
 
 
-def fftshift(input, dim=None):
+def fftshift(input, dim=None, *, axis=None):
     """Moves the zero frequency to the centre (a roll by n // 2 along each dim)."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("fftshift", dim, axis, None)
     return _shift(input, dim, 1)
 
 
-def ifftshift(input, dim=None):
+def ifftshift(input, dim=None, *, axis=None):
     """The inverse of :func:`fftshift` (a roll by -(n // 2))."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("ifftshift", dim, axis, None)
     return _shift(input, dim, -1)

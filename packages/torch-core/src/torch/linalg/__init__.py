@@ -15,6 +15,8 @@ import math
 import torch
 from torch import _C
 from torch._checks import check_tensor as _check_tensor
+from torch._checks import numpy_args as _numpy_args
+from torch._checks import numpy_dim as _numpy_dim
 from torch._checks import wrap_dim as _wrap_dim
 from torch._checks import write_out as _write_out
 from torch._checks import write_outs as _write_outs
@@ -435,9 +437,14 @@ def _norm_dtype(x, dtype, op):
     return x
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+def vector_norm(
+    x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None
+):  # noqa: A002
     """``sum(|x|^ord)^(1/ord)`` over dim (all dims when None); ord inf/-inf: max/min of ``|x|``,
     ord 0: the number of non-zeros."""
+    # NumPy's axis= for dim= (and keepdims= for keepdim=), as in PyTorch
+    if axis is not None or keepdims is not None:
+        dim, keepdim = _numpy_args("linalg.vector_norm", dim, keepdim, axis, keepdims, None)
     x = _norm_dtype(x, dtype, "linalg.vector_norm")
     if isinstance(dim, int):
         dim = (dim,)
@@ -514,8 +521,13 @@ def _max_or_min(t, dim, largest, keepdim=True):
     return (torch.amax if largest else torch.amin)(t, dim=dim, keepdim=keepdim)
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002
+def matrix_norm(
+    A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None
+):  # noqa: A002
     """Matrix norms over the two dims `dim`: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2."""
+    # NumPy's axis= for dim= (and keepdims= for keepdim=), as in PyTorch
+    if axis is not None or keepdims is not None:
+        dim, keepdim = _numpy_args("linalg.matrix_norm", dim, keepdim, axis, keepdims, (-2, -1))
     op = "linalg.matrix_norm"
     A = _norm_dtype(A, dtype, op)
     if A.dim() < 2:
@@ -545,9 +557,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     return _out(r, out)
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):  # noqa: A002
     """matrix_norm when ord is a string or dim has 2 entries (or A is 2-D with ord given),
     vector_norm otherwise (of the flattened tensor when both are None)."""
+    # NumPy's axis= for dim= (and keepdims= for keepdim=), as in PyTorch
+    if axis is not None or keepdims is not None:
+        dim, keepdim = _numpy_args("linalg.norm", dim, keepdim, axis, keepdims, None)
     if isinstance(dim, int):
         dim = (dim,)
     if dim is not None:
@@ -638,8 +653,11 @@ def matrix_power(A, n, *, out=None):
 # --- products --------------------------------------------------------------------------------
 
 
-def cross(input, other, *, dim=-1, out=None):  # noqa: A002
+def cross(input, other, *, dim=-1, out=None, axis=None):  # noqa: A002
     """The cross product of 3-vectors along dim (batch dims broadcast)."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("linalg.cross", dim, axis, -1)
     op = "linalg.cross"
     if input.dim() != other.dim():
         raise RuntimeError(
@@ -693,7 +711,10 @@ def matmul(input, other, *, out=None):  # noqa: A002
     return torch.matmul(input, other, out=out)
 
 
-def vecdot(x, y, *, dim=-1, out=None):
+def vecdot(x, y, *, dim=-1, out=None, axis=None):
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("linalg.vecdot", dim, axis, -1)
     return _out((x * y).sum(dim), out)
 
 

@@ -3,6 +3,7 @@ installed onto the torch module and Tensor class when torch.linalg is imported."
 
 import torch
 from torch import linalg
+from torch._checks import numpy_dim as _numpy_dim
 from torch._functional import result_type
 from torch._tensor import tensor_method
 from torch.linalg._einsum import einsum, tensordot
@@ -66,8 +67,11 @@ def pinverse(input, rcond=1e-15):  # noqa: A002
     return linalg.pinv(input, rtol=rcond)
 
 
-def cross(input, other, dim=None, *, out=None):  # noqa: A002
+def cross(input, other, dim=None, *, out=None, axis=None):  # noqa: A002
     """linalg.cross; with dim None, the first dim of size 3."""
+    # NumPy's axis= for dim=, as in PyTorch
+    if axis is not None:
+        dim = _numpy_dim("cross", dim, axis, None)
     if dim is None:
         shape = torch.broadcast_shapes(input.shape, other.shape)
         dim = next((d for d, s in enumerate(shape) if s == 3), None)

@@ -15,6 +15,7 @@ import math
 
 import torch
 from torch import _C
+from torch._checks import numpy_dim as _numpy_dim
 from torch._checks import write_out as _write_out
 
 __all__ = [
@@ -144,16 +145,20 @@ def log1p(input, *, out=None):
     return _write_out(torch.log1p(input), out)
 
 
-def softmax(input, dim, *, dtype=None):
+def softmax(input, dim=None, *, dtype=None, axis=None):
+    if axis is not None or dim is None:  # NumPy's axis= for dim=
+        dim = _numpy_dim("softmax", dim, axis, required=True)
     return torch.softmax(input, dim, dtype=dtype)
 
 
-def log_softmax(input, dim, *, dtype=None):
+def log_softmax(input, dim=None, *, dtype=None, axis=None):
+    if axis is not None or dim is None:  # NumPy's axis= for dim=
+        dim = _numpy_dim("log_softmax", dim, axis, required=True)
     return torch.log_softmax(input, dim, dtype=dtype)
 
 
-def logsumexp(input, dim, keepdim=False, *, out=None):
-    return torch.logsumexp(input, dim, keepdim, out=out)
+def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+    return torch.logsumexp(input, dim, keepdim, out=out, axis=axis, keepdims=keepdims)
 
 
 # log-gamma, digamma and friends, and the modified Bessel functions: written in
