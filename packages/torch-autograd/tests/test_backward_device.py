@@ -622,15 +622,13 @@ NO_META_KERNEL.update(
         "kl_div": _NO_KERNEL.format("log_softmax"),
         "softmax_functional": _NO_KERNEL.format("softmax"),
         "attention": _NO_KERNEL.format("softmax (attention)"),
-        "attention_causal": _NO_KERNEL.format("softmax (attention)"),
+        "attention_causal": _NO_KERNEL.format("tril and softmax (attention's causal mask)"),
     }
 )
 
 
 # Failures outside torch-autograd, each in the forward (strict: the test fails once fixed).
-KNOWN_FORWARD_BUGS = {
-    "attention_causal": "torch/nn/_functional/attention.py makes the causal mask on the CPU",
-}
+KNOWN_FORWARD_BUGS = {}
 
 
 def test_case_lists_are_consistent():

@@ -137,15 +137,13 @@ def test_gradgradcheck_non_contiguous_grad_outputs():
 @pytest.mark.parametrize(
     "kwargs",
     [
-        {"check_forward_ad": True},
         {"check_batched_forward_grad": True},
-        {"check_backward_ad": False},
         {"masked": True},
         {"no_such_option": 1},
     ],
 )
 def test_unsupported_options_raise_type_error(kwargs):
     if not torch.__version__.startswith("0.1") and "no_such_option" not in kwargs:
-        pytest.skip("PyTorch has forward-mode AD and masked tensors")
+        pytest.skip("PyTorch has batched forward-mode AD and masked tensors")
     with pytest.raises(TypeError):
         gradcheck(torch.sin, (leaf(2),), **kwargs)

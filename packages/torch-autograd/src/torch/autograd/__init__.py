@@ -216,4 +216,5 @@ def grad(
 
 _install()
 
-from torch.autograd import functional  # noqa: E402,F401  (torch.autograd.functional.jacobian, ...)
+# torch.autograd.functional (jacobian, ...) and forward_ad (make_dual, unpack_dual)
+from torch.autograd import forward_ad, functional  # noqa: E402,F401

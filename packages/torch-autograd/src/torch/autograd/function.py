@@ -152,6 +152,13 @@ class Function(metaclass=_FunctionMeta):
     def backward(ctx, *grads):
         raise NotImplementedError("a Function subclass must implement backward(ctx, ...)")
 
+    @staticmethod
+    def jvp(ctx, *tangents):
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
     def __init__(self, *args, **kwargs):
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. "
@@ -170,9 +177,45 @@ class Function(metaclass=_FunctionMeta):
             out = cls.forward(ctx, *args, **kwargs)
         finally:
             _C._set_grad_enabled(prev)
+        if "backward" not in _overrides(cls) and "jvp" in _overrides(cls):
+            tangents = _forward_tangents(args)
+            if tangents is not None:  # forward mode only: the outputs are duals of its jvp
+                return _forward_duals(cls, ctx, out, tangents)
         if not record:
             return out
         return _record(ctx, args, out)
+
+
+def _overrides(cls):
+    """The names of Function's static methods that cls (or a base between) redefines."""
+    return {n for c in cls.__mro__ if c is not Function and c is not object for n in vars(c)}
+
+
+def _forward_tangents(args):
+    """The forward-AD tangents of the tensor arguments (None where an argument is not dual),
+    or None when no argument is dual in an open level."""
+    from torch.autograd import forward_ad
+
+    if not forward_ad._levels():
+        return None
+    tangents = [forward_ad.unpack_dual(a).tangent if isinstance(a, Tensor) else None for a in args]
+    return tangents if any(t is not None for t in tangents) else None
+
+
+def _forward_duals(cls, ctx, out, tangents):
+    """A Function with jvp and no backward: its outputs become dual tensors whose tangents
+    jvp gives (so tangents flow through it; backward through it has nothing to run)."""
+    from torch.autograd import forward_ad
+
+    with torch.no_grad():
+        result = cls.jvp(ctx, *tangents)
+    outs = out if isinstance(out, tuple) else (out,)
+    tans = result if isinstance(result, tuple) else (result,)
+    duals = [
+        forward_ad.make_dual(o.detach(), t) if isinstance(o, Tensor) and t is not None else o
+        for o, t in zip(outs, tans)
+    ]
+    return tuple(duals) if isinstance(out, tuple) else duals[0]
 
 
 def _record(ctx, args, out):

@@ -54,6 +54,31 @@ def _numerical(fn, inputs, diff, eps):
     return cols
 
 
+def _forward(fn, inputs, diff):
+    """Jacobian column by column through forward-mode AD: one dual evaluation per real
+    component of each input element (a one-hot tangent), the outputs' tangents read back."""
+    from torch.autograd import forward_ad
+
+    cols = []
+    for i in diff:
+        x = inputs[i]
+        if x.is_complex():
+            raise TypeError("gradcheck: check_forward_ad=True takes real inputs only here")
+        for idx in _indices(x):
+            tangent = torch.zeros_like(x)
+            tangent[idx] = 1.0
+            with forward_ad.dual_level():
+                args = list(inputs)
+                args[i] = forward_ad.make_dual(x.detach(), tangent)
+                outs = _flat_outputs(fn(*args))
+                col = []
+                for o in outs:
+                    t = forward_ad.unpack_dual(o).tangent
+                    col += _real_values(torch.zeros_like(o) if t is None else t)
+            cols.append(col)
+    return cols
+
+
 def _analytical(inputs, diff, outputs):
     """Jacobian row by row: one backward per real component of each output element.  With
     PyTorch's convention the gradient of a complex input z = x + iy is dL/dx + i dL/dy, and
@@ -113,7 +138,8 @@ def gradcheck(
     masked=None,
 ):
     """True when the gradients that backward computes for ``func(*inputs)`` match central
-    finite differences, for every input that requires grad.
+    finite differences, for every input that requires grad (``check_backward_ad``, the
+    default), and, with ``check_forward_ad``, when forward-mode AD's (dual tensors) do.
 
     ``nondet_tol``: how far two backward runs may differ (0: they must agree exactly).
     ``check_undefined_grad``: each output is also differentiated alone, the others' gradients
@@ -122,9 +148,7 @@ def gradcheck(
     ``check_batched_grad``: ``autograd.grad(is_grads_batched=True)`` agrees with the rows.
     ``fast_mode``: compare one random projection u^T J v instead of the whole Jacobian."""
     _unsupported(
-        check_forward_ad=(check_forward_ad, False),
         check_batched_forward_grad=(check_batched_forward_grad, False),
-        check_backward_ad=(check_backward_ad, True),
         masked=(bool(masked), False),
     )
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
@@ -145,6 +169,8 @@ def gradcheck(
     outputs = _flat_outputs(func(*inputs))
     if not outputs or all(o.numel() == 0 for o in outputs):
         return True  # nothing to differentiate (e.g. an empty split)
+    if not check_backward_ad:
+        return _forward_check(func, inputs, diff, eps, atol, rtol, raise_exception)
     targets = [inputs[i] for i in diff]
     if check_grad_dtypes:
         msg = _grad_dtype_error(outputs, targets)
@@ -178,6 +204,22 @@ def gradcheck(
                     f"Jacobian mismatch at real input component {c} and real output component "
                     f"{r} (complex values count as two: real part, imaginary part):\n"
                     f"numerical: {n!r}\nanalytical: {a!r}\n",
+                    raise_exception,
+                )
+    if check_forward_ad:
+        return _forward_check(func, inputs, diff, eps, atol, rtol, raise_exception, cols)
+    return True
+
+
+def _forward_check(func, inputs, diff, eps, atol, rtol, raise_exception, cols=None):
+    """Forward-mode AD's Jacobian against central finite differences."""
+    cols = _numerical(func, inputs, diff, eps) if cols is None else cols
+    for c, (col, fwd) in enumerate(zip(cols, _forward(func, inputs, diff))):
+        for r, (n, a) in enumerate(zip(col, fwd)):
+            if abs(a - n) > atol + rtol * abs(n):
+                return _fail(
+                    f"Jacobian computed with forward mode mismatch for output {r} with respect "
+                    f"to input component {c},\nnumerical: {n!r}\nanalytical: {a!r}\n",
                     raise_exception,
                 )
     return True
