@@ -976,4 +976,4 @@ def stream(stream):
     return StreamContext(stream)
 
 
-from torch.cuda import amp  # noqa: E402,F401
+from torch.cuda import amp, nvtx  # noqa: E402,F401
