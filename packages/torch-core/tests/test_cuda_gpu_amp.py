@@ -11,6 +11,8 @@ import torch
 
 if not torch.cuda.is_available():
     pytest.skip("no usable CUDA GPU", allow_module_level=True)
+pytest.importorskip("torch.nn")  # (the models; a core-only install has no torch.nn)
+pytest.importorskip("torch.optim")
 
 CUDA = torch.device("cuda", torch.cuda.current_device())
 
