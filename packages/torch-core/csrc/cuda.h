@@ -111,8 +111,9 @@ void register_kernels();  // cuda_kernels.cpp
 // Shared by the kernel files (defined in cuda_kernels.cpp): the source prelude every kernel
 // source starts with (typedefs i8..u64, f16/bf16 with to_acc/Cvt, EwParams, RedParams), the
 // C++ names of a dtype's storage and compute types in kernel source, the compiled function
-// cache (kind: 0-9 cuda_kernels.cpp, 10-19 cuda_nn.cpp, 20-29 cuda_index.cpp; the source is
-// made once per key and device) and making a tensor's device current.
+// cache (kind: 0-9 cuda_kernels.cpp, 10-19 cuda_nn.cpp, 20-29 cuda_index.cpp, 30-39
+// cuda_sort.cpp; the source is made once per key and device) and making a tensor's device
+// current.
 extern const char* const kPrelude;
 const char* storage_name(ScalarType t);
 const char* acc_name(ScalarType t);
@@ -126,6 +127,9 @@ void append_nn_kernel_sources(std::vector<std::pair<std::string, std::string>>& 
 // The indexing kernels (cuda_index.cpp), likewise.
 void register_index_kernels();
 void append_index_kernel_sources(std::vector<std::pair<std::string, std::string>>& all);
+// The scans, sorting and multinomial kernels (cuda_sort.cpp), likewise.
+void register_sort_kernels();
+void append_sort_kernel_sources(std::vector<std::pair<std::string, std::string>>& all);
 void memcpy_async(void* dst, const void* src, size_t n, int kind);  // kind: 0 HtoD 1 DtoH 2 DtoD
 // Contiguous same-size copies on the current stream: host -> device (waiting for it when
 // `wait`), device -> host (always waited for).

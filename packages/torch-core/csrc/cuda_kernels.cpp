@@ -926,6 +926,7 @@ void register_kernels() {
   }
   register_nn_kernels();
   register_index_kernels();
+  register_sort_kernels();
 }
 
 std::vector<std::pair<std::string, std::string>> kernel_sources() {
@@ -950,6 +951,7 @@ std::vector<std::pair<std::string, std::string>> kernel_sources() {
   }
   append_nn_kernel_sources(all);
   append_index_kernel_sources(all);
+  append_sort_kernel_sources(all);
   return all;
 }
 
