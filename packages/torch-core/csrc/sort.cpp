@@ -629,6 +629,9 @@ Tensor quantile(const Tensor& x, const std::vector<double>& q, bool q_dim, int64
   TC_CHECK(x.dtype() == ScalarType::Float || x.dtype() == ScalarType::Double, Runtime, name,
            "() input tensor must be either float or double dtype, got ", dtype_name(x.dtype()));
   TC_CHECK(x.numel() > 0, Runtime, name, "() input tensor must be non-empty");
+  // (the interpolation below reads the sorted rows on the host)
+  TC_CHECK(x.device().type == DeviceType::CPU, NotImplemented, name, "(): not implemented for ",
+           dtype_name(x.dtype()), " on ", x.device().str());
   for (double v : q)
     TC_CHECK(v >= 0 && v <= 1, Runtime, name, "() q must be in the range [0, 1] but got ", v);
   static const char* kModes[] = {"linear", "lower", "higher", "midpoint", "nearest"};

@@ -320,3 +320,9 @@ def test_kthvalue_k_out_of_range():
         torch.kthvalue(torch.rand(3), 4)
     with pytest.raises(RuntimeError):
         torch.kthvalue(torch.rand(3), 0)
+
+
+def test_quantile_off_the_cpu_raises_naming_the_device():
+    # its interpolation reads the sorted rows on the host: elsewhere it must not run
+    with pytest.raises(NotImplementedError, match="quantile.*meta"):
+        torch.quantile(torch.empty(5, device="meta"), 0.5)
