@@ -63,7 +63,7 @@ class AlphaDropout(_AlphaDropoutNd):
 
 
 class FeatureAlphaDropout(_AlphaDropoutNd):
-    """Alpha dropout of whole channels: in training each channel (dim 1) of (N, C, *) input
+    """Alpha dropout of whole channels: in training each channel (dim 1) of an (N, C, ...) input
     is dropped to SELU's negative saturation value with probability p, and the result is
     rescaled to keep zero mean and unit variance; the identity in eval mode (``inplace`` is
     not applied, as in PyTorch)."""
