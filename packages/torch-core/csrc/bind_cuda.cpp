@@ -155,6 +155,18 @@ void bind_cuda(py::module_& m) {
       },
       py::arg("tensor"), py::arg("device"), py::arg("non_blocking") = false,
       "A copy of a tensor on another device (CPU <-> CUDA), same dtype.");
+  m.def(
+      "_cuda_upload_staged",
+      [](const Tensor& t, py::handle device) {
+        Device dev = to_device_arg(device);
+        // contiguous host tensors a factory made: through page-locked staging memory (up to
+        // 1 MiB), queued on the current stream without waiting for the GPU
+        if (t.device().type == DeviceType::CPU && dev.type == DeviceType::CUDA && t.is_contiguous())
+          return cu::upload_async(t, dev);
+        return cu::to_device(t, dev, false);
+      },
+      py::arg("tensor"), py::arg("device"),
+      "A factory's host tensor on a CUDA device, copied without waiting for the GPU.");
   m.def("_cuda_pin_memory", &cu::pin_memory, "A contiguous copy in page-locked host memory.");
   m.def("_cuda_is_pinned", &cu::is_pinned, "Whether a CPU tensor is in page-locked memory.");
   m.def(

@@ -107,33 +107,36 @@ static Tensor tensor_from_data(py::handle data, py::handle dtype_arg) {
 }
 
 // ---------------------------------------------------------------- NumPy
+// The dtypes NumPy and the CUDA Array Interface share: NumPy's format character and the
+// interface's typestr (little-endian; one byte needs no order).
+struct ArrayType {
+  ScalarType dtype;
+  const char *format, *typestr;
+};
+static constexpr ArrayType kArrayTypes[] = {
+    {ScalarType::Bool, "?", "|b1"},
+    {ScalarType::Byte, "B", "|u1"},
+    {ScalarType::Char, "b", "|i1"},
+    {ScalarType::Short, "h", "<i2"},
+    {ScalarType::Int, "i", "<i4"},
+    {ScalarType::Long, "q", "<i8"},
+    {ScalarType::Half, "e", "<f2"},
+    {ScalarType::Float, "f", "<f4"},
+    {ScalarType::Double, "d", "<f8"},
+    {ScalarType::ComplexFloat, "F", "<c8"},
+    {ScalarType::ComplexDouble, "D", "<c16"},
+};
+
+static const ArrayType* array_type(ScalarType t) {
+  for (const ArrayType& a : kArrayTypes)
+    if (a.dtype == t) return &a;
+  return nullptr;
+}
+
 static const char* numpy_format(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return "?";
-    case ScalarType::Byte:
-      return "B";
-    case ScalarType::Char:
-      return "b";
-    case ScalarType::Short:
-      return "h";
-    case ScalarType::Int:
-      return "i";
-    case ScalarType::Long:
-      return "q";
-    case ScalarType::Half:
-      return "e";
-    case ScalarType::Float:
-      return "f";
-    case ScalarType::Double:
-      return "d";
-    case ScalarType::ComplexFloat:
-      return "F";
-    case ScalarType::ComplexDouble:
-      return "D";
-    default:
-      fail(ErrorKind::Type, "numpy(): NumPy has no dtype for torch.", dtype_name(t));
-  }
+  const ArrayType* a = array_type(t);
+  if (!a) fail(ErrorKind::Type, "numpy(): NumPy has no dtype for torch.", dtype_name(t));
+  return a->format;
 }
 
 static ScalarType from_numpy_dtype(const py::dtype& d) {
@@ -439,33 +442,11 @@ static Tensor from_dlpack(py::handle obj) {
 // a dict with shape, typestr, data = (pointer, read-only), strides in bytes or None,
 // version, and stream (the producer's stream, or None when no synchronisation is needed).
 static const char* typestr(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return "|b1";
-    case ScalarType::Byte:
-      return "|u1";
-    case ScalarType::Char:
-      return "|i1";
-    case ScalarType::Short:
-      return "<i2";
-    case ScalarType::Int:
-      return "<i4";
-    case ScalarType::Long:
-      return "<i8";
-    case ScalarType::Half:
-      return "<f2";
-    case ScalarType::Float:
-      return "<f4";
-    case ScalarType::Double:
-      return "<f8";
-    case ScalarType::ComplexFloat:
-      return "<c8";
-    case ScalarType::ComplexDouble:
-      return "<c16";
-    default:
-      fail(ErrorKind::Type, "__cuda_array_interface__: no typestr for ", dtype_name(t),
-           " (the interface has no bfloat16)");
-  }
+  const ArrayType* a = array_type(t);
+  if (!a)
+    fail(ErrorKind::Type, "__cuda_array_interface__: no typestr for ", dtype_name(t),
+         " (the interface has no bfloat16)");
+  return a->typestr;
 }
 
 static py::dict cuda_array_interface(const Tensor& t) {
@@ -503,8 +484,8 @@ static Tensor from_cuda_array_interface(py::handle obj) {
            "supported");
   std::string ts = d["typestr"].cast<std::string>();
   ScalarType dt = ScalarType::Undefined;
-  for (int i = 0; i < kNumDTypes && dt == ScalarType::Undefined; i++)
-    if (ScalarType(i) != ScalarType::BFloat16 && typestr(ScalarType(i)) == ts) dt = ScalarType(i);
+  for (const ArrayType& a : kArrayTypes)
+    if (a.typestr == ts) dt = a.dtype;
   TC_CHECK(dt != ScalarType::Undefined, Type, "as_tensor: unsupported CUDA array typestr '", ts,
            "'");
   Shape sizes;

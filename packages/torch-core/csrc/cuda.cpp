@@ -6,8 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -692,6 +694,62 @@ void upload(const Tensor& dst, const Tensor& src, bool wait) {
   if (!n) return;
   memcpy_async(dst.data(), src.data(), n, 0);
   if (wait) check(g_drv.cuStreamSynchronize(t_stream), "cuStreamSynchronize");
+}
+
+// Page-locked staging blocks for upload_async, per (device, size class), in the order they
+// were last used: the front one is reused once its copy is done; while it is still pending,
+// a new block is made, up to kStagingBlocks, after which the front one is waited for. So a
+// training loop that uploads the same tables every step allocates nothing after warm-up and
+// never waits for the GPU, unless it runs more than kStagingBlocks uploads ahead of it.
+namespace {
+struct StagingBlock {
+  void* host = nullptr;
+  CUevent done = nullptr;
+  bool used = false;
+};
+constexpr size_t kStagingBlocks = 256;
+constexpr size_t kMaxStaged = size_t(1) << 20;  // larger uploads wait instead
+std::mutex g_staging_mutex;
+std::map<std::pair<int, size_t>, std::vector<StagingBlock>> g_staging;  // (device, size): a ring
+std::map<std::pair<int, size_t>, size_t> g_staging_next;                // the ring's front
+}  // namespace
+
+Tensor upload_async(const Tensor& src, Device dev) {
+  TC_CHECK(src.device().type == DeviceType::CPU && src.is_contiguous(), Runtime,
+           "upload_async: expected a contiguous CPU tensor");
+  const int d = device_index(dev);
+  DeviceGuard guard(d);
+  Tensor out = empty(src.sizes(), src.dtype(), Device{DeviceType::CUDA, d});
+  size_t n = size_t(src.numel()) * src.itemsize();
+  if (!n) return out;
+  if (n > kMaxStaged) {  // (big tables are rare: a plain copy, waited for)
+    upload(out, src, true);
+    return out;
+  }
+  size_t size = 4096;
+  while (size < n) size *= 2;
+  std::lock_guard<std::mutex> lock(g_staging_mutex);
+  auto& ring = g_staging[{d, size}];
+  size_t& next = g_staging_next[{d, size}];
+  StagingBlock* b = ring.empty() ? nullptr : &ring[next];
+  bool reuse = b && (!b->used || finished(g_drv.cuEventQuery(b->done), "cuEventQuery"));
+  if (!reuse && ring.size() < kStagingBlocks) {  // a new block, placed before the front
+    StagingBlock fresh;
+    check(g_drv.cuMemHostAlloc(&fresh.host, size, 1), "cuMemHostAlloc");  // PORTABLE
+    CUresult r = g_drv.cuEventCreate(&fresh.done, 2);                     // DISABLE_TIMING
+    if (r != 0) g_drv.cuMemFreeHost(fresh.host);
+    check(r, "cuEventCreate");
+    ring.insert(ring.begin() + std::ptrdiff_t(next), fresh);
+    b = &ring[next];
+  } else if (!reuse) {
+    check(g_drv.cuEventSynchronize(b->done), "cuEventSynchronize");
+  }
+  std::memcpy(b->host, src.data(), n);
+  memcpy_async(out.data(), b->host, n, 0);
+  check(g_drv.cuEventRecord(b->done, t_stream), "cuEventRecord");
+  b->used = true;
+  next = (next + 1) % ring.size();
+  return out;
 }
 
 void download(const Tensor& dst, const Tensor& src) {

@@ -112,9 +112,10 @@ void register_kernels();  // cuda_kernels.cpp
 // source starts with (typedefs i8..u64, f16/bf16 with to_acc/Cvt, EwParams, RedParams), the
 // C++ names of a dtype's storage and compute types in kernel source, the compiled function
 // cache (kind: 0-9 cuda_kernels.cpp, 10-19 cuda_nn.cpp, 20-29 cuda_index.cpp, 30-39
-// cuda_sort.cpp; the source is made once per key and device) and making a tensor's device
-// current.
+// cuda_sort.cpp, 40-49 cuda_shape.cpp; the source is made once per key and device) and making
+// a tensor's device current.
 extern const char* const kPrelude;
+extern const char* const kPhilox;  // philox(key, counter, out[4]): Philox4x32-10
 const char* storage_name(ScalarType t);
 const char* acc_name(ScalarType t);
 CUfunction cached(int kind, int op, ScalarType t, ScalarType t2, const std::string& suffix,
@@ -130,10 +131,19 @@ void append_index_kernel_sources(std::vector<std::pair<std::string, std::string>
 // The scans, sorting and multinomial kernels (cuda_sort.cpp), likewise.
 void register_sort_kernels();
 void append_sort_kernel_sources(std::vector<std::pair<std::string, std::string>>& all);
+// flip, roll, tril/triu, repeat_interleave, the bit shifts, complex abs/angle and
+// im2col/col2im (cuda_shape.cpp), likewise.
+void register_shape_kernels();
+void append_shape_kernel_sources(std::vector<std::pair<std::string, std::string>>& all);
 void memcpy_async(void* dst, const void* src, size_t n, int kind);  // kind: 0 HtoD 1 DtoH 2 DtoD
 // Contiguous same-size copies on the current stream: host -> device (waiting for it when
 // `wait`), device -> host (always waited for).
 void upload(const Tensor& dst, const Tensor& src, bool wait);
+// A copy on `dev` of `src` (a contiguous CPU tensor the backend made: a window table, index
+// maps), queued on the current stream without waiting for the GPU: the bytes go through a
+// page-locked staging block that is reused once an event recorded behind the copy has passed
+// (over 1 MiB: a plain copy, waited for).
+Tensor upload_async(const Tensor& src, Device dev);
 void download(const Tensor& dst, const Tensor& src);
 struct CublasGemm {  // column-major C = alpha op(A) op(B) + beta C, cublasGemmEx's arguments
   bool ta, tb;

@@ -101,6 +101,23 @@ const char* storage_name(ScalarType t) {
 const char* acc_name(ScalarType t) {
   return t == ScalarType::Half || t == ScalarType::BFloat16 ? "float" : storage_name(t);
 }
+
+// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11): a
+// kernel takes a fresh 64-bit key from the device's generator per launch (next_philox_key),
+// and a counter per draw (the element), so no state is kept on the device.
+const char* const kPhilox = R"(
+__device__ __forceinline__ void philox(u64 key, u64 ctr, u32 out[4]) {
+  u32 k0 = (u32)key, k1 = (u32)(key >> 32), c0 = (u32)ctr, c1 = (u32)(ctr >> 32), c2 = 0, c3 = 0;
+  for (int r = 0; r < 10; r++) {
+    u64 p0 = (u64)0xD2511F53u * c0, p1 = (u64)0xCD9E8D57u * c2;
+    u32 n0 = (u32)(p1 >> 32) ^ c1 ^ k0, n2 = (u32)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (u32)p1; c3 = (u32)p0; c0 = n0; c2 = n2;
+    k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
+  }
+  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
+}
+)";
+
 namespace {
 
 bool is_f(ScalarType t) { return is_floating(t); }
@@ -538,23 +555,13 @@ std::string red_source(Op op, ScalarType t) {
 }
 
 // ---------------------------------------------------------------- random sampling
-// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11): the
-// key is a fresh 64-bit draw of the device's generator per kernel, the counter the element.
+// Philox draws (kPhilox, above): key per launch, counter per element.
 std::string random_source(Op op, ScalarType t) {
   std::string S = storage_name(t), name = cat_str("rand_", op_name(op), '_', dtype_name(t));
   std::string s = kPrelude;
   s += "typedef " + S + " S;\n";
+  s += kPhilox;
   s += R"(
-__device__ __forceinline__ void philox(u64 key, u64 ctr, u32 out[4]) {
-  u32 k0 = (u32)key, k1 = (u32)(key >> 32), c0 = (u32)ctr, c1 = (u32)(ctr >> 32), c2 = 0, c3 = 0;
-  for (int r = 0; r < 10; r++) {
-    u64 p0 = (u64)0xD2511F53u * c0, p1 = (u64)0xCD9E8D57u * c2;
-    u32 n0 = (u32)(p1 >> 32) ^ c1 ^ k0, n2 = (u32)(p0 >> 32) ^ c3 ^ k1;
-    c1 = (u32)p1; c3 = (u32)p0; c0 = n0; c2 = n2;
-    k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
-  }
-  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
-}
 struct RandParams { S* out; const double* p; i64 n; u64 key; double a, b; i64 low; u64 range; };
 )";
   s += "extern \"C\" __global__ void " + name + "(RandParams q) {\n";
@@ -927,6 +934,7 @@ void register_kernels() {
   register_nn_kernels();
   register_index_kernels();
   register_sort_kernels();
+  register_shape_kernels();
 }
 
 std::vector<std::pair<std::string, std::string>> kernel_sources() {
@@ -952,6 +960,7 @@ std::vector<std::pair<std::string, std::string>> kernel_sources() {
   append_nn_kernel_sources(all);
   append_index_kernel_sources(all);
   append_sort_kernel_sources(all);
+  append_shape_kernel_sources(all);
   return all;
 }
 

@@ -242,7 +242,7 @@ const char* const kNllHeader = R"(
 struct NllParams {
   const char* x; const i64* target; const char* w; char* out; char* total; double* part;
   const char* g; char* gx; const char* total_in; int* err;
-  i64 N, C, S, reduction, ignore, blocks; double total_d; int code;
+  i64 N, C, S, reduction, ignore, blocks; double total_d; int code, count_here;
 };
 // the input element of position i (of the flattened N x S) for class t
 __device__ __forceinline__ i64 nll_at(const NllParams& p, i64 i, i64 t) {
@@ -291,8 +291,18 @@ extern "C" __global__ void NAME(NllParams p) {
 
 const char* const kNllBackward = R"(
 extern "C" __global__ void NAME(NllParams p) {
-  // mean: divided by the total weight (the forward's, or counted on the device just before)
-  const A tw = p.total_in ? (A)to_acc(*(const S*)p.total_in) : (A)p.total_d;
+  // mean: divided by the total weight (the forward's, or counted on the device just before,
+  // or, count_here, by every block as the forward's single block counts it: the same value)
+  A tw = p.total_in ? (A)to_acc(*(const S*)p.total_in) : (A)p.total_d;
+  if (p.count_here) {
+    __shared__ double red[32];
+    double wsum = 0;
+    for (i64 i = threadIdx.x; i < p.N * p.S; i += blockDim.x) {
+      const i64 t = p.target[i];
+      if (t != p.ignore && t >= 0 && t < p.C) wsum += p.w ? (double)to_acc(((const S*)p.w)[t]) : 1.0;
+    }
+    tw = (A)to_acc(Cvt<S>::go(block_reduce<double, false>(wsum, red)));
+  }
   const A scale = p.reduction == 1 ? A(1) / tw : A(1);
   const i64 cs = p.C * p.S;
   GRID_LOOP(e, p.N * cs) {
@@ -330,19 +340,9 @@ extern "C" __global__ void NAME(EmbParams p) {
 }
 )";
 
-// Philox4x32-10 (as the sampling kernels of cuda_kernels.cpp): keep (the value `keep`) when
-// the element's 53-bit draw is >= thr = ceil(p * 2^53), i.e. with probability 1 - p
+// Philox4x32-10 (cuda_kernels.cpp's kPhilox, which the source gets before it): keep (the value
+// `keep`) when the element's 53-bit draw is >= thr = ceil(p * 2^53), i.e. with probability 1 - p
 const char* const kDropout = R"(
-__device__ __forceinline__ void philox(u64 key, u64 ctr, u32 out[4]) {
-  u32 k0 = (u32)key, k1 = (u32)(key >> 32), c0 = (u32)ctr, c1 = (u32)(ctr >> 32), c2 = 0, c3 = 0;
-  for (int r = 0; r < 10; r++) {
-    u64 p0 = (u64)0xD2511F53u * c0, p1 = (u64)0xCD9E8D57u * c2;
-    u32 n0 = (u32)(p1 >> 32) ^ c1 ^ k0, n2 = (u32)(p0 >> 32) ^ c3 ^ k1;
-    c1 = (u32)p1; c3 = (u32)p0; c0 = n0; c2 = n2;
-    k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
-  }
-  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
-}
 extern "C" __global__ void NAME(DropParams p) {
   GRID_LOOP(i, p.n) {
     u32 x[4]; philox(p.key, (u64)i, x);
@@ -384,22 +384,30 @@ struct PoolParams {
   const char* src; char* dst; i64* idx; const i64* tab; int* err;
   i64 planes, ip, op, in[3], out[3], step[3], divisor; int count_pad, code;
 };
-// output o's window: first input index, taps and padded span per dim
-__device__ __forceinline__ void window(const PoolParams& p, i64 o, i64 b[3], i64 c[3], i64 s[3]) {
-  i64 pos[3];
+// Output e's window: its plane, first input index in the plane, taps c and padded span s
+// per dim, and the input steps between taps (ta, tb, tc, in elements).
+struct Window {
+  i64 plane, start, c[3], s[3], ta, tb, tc;
+  __device__ __forceinline__ i64 at(i64 i, i64 j, i64 k) const { return start + i * ta + j * tb + k * tc; }
+};
+__device__ __forceinline__ Window window(const PoolParams& p, i64 e) {
+  Window w;
+  w.plane = e / p.op;
+  i64 o = e - w.plane * p.op, pos[3], b[3];
   pos[2] = o % p.out[2]; o /= p.out[2];
   pos[1] = o % p.out[1]; pos[0] = o / p.out[1];
   const i64* t = p.tab;
   for (int d = 0; d < 3; d++) {
-    b[d] = t[pos[d]]; c[d] = t[p.out[d] + pos[d]]; s[d] = t[2 * p.out[d] + pos[d]];
+    b[d] = t[pos[d]]; w.c[d] = t[p.out[d] + pos[d]]; w.s[d] = t[2 * p.out[d] + pos[d]];
     t += 3 * p.out[d];
   }
+  w.start = (b[0] * p.in[1] + b[1]) * p.in[2] + b[2];
+  w.ta = p.step[0] * p.in[1] * p.in[2]; w.tb = p.step[1] * p.in[2]; w.tc = p.step[2];
+  return w;
 }
-__device__ __forceinline__ i64 window_start(const PoolParams& p, const i64 b[3]) {
-  return (b[0] * p.in[1] + b[1]) * p.in[2] + b[2];
-}
-__device__ __forceinline__ double inverse_divisor(const PoolParams& p, const i64 c[3], const i64 s[3]) {
-  const i64 d = p.divisor > 0 ? p.divisor : p.count_pad ? s[0] * s[1] * s[2] : c[0] * c[1] * c[2];
+__device__ __forceinline__ double inverse_divisor(const PoolParams& p, const Window& w) {
+  const i64 d = p.divisor > 0 ? p.divisor
+                : p.count_pad ? w.s[0] * w.s[1] * w.s[2] : w.c[0] * w.c[1] * w.c[2];
   return 1.0 / (double)d;
 }
 )";
@@ -407,19 +415,15 @@ __device__ __forceinline__ double inverse_divisor(const PoolParams& p, const i64
 // the max and its flat index in the plane; NaN wins (a later NaN too), as on the CPU
 const char* const kMaxPool = R"(
 extern "C" __global__ void NAME(PoolParams p) {
-  const i64 sa = p.step[0] * p.in[1] * p.in[2], sb = p.step[1] * p.in[2], sc = p.step[2];
   GRID_LOOP(e, p.planes * p.op) {
-    const i64 plane = e / p.op;
-    i64 b[3], c[3], s[3];
-    window(p, e - plane * p.op, b, c, s);
-    const S* x = (const S*)p.src + plane * p.ip;
-    const i64 start = window_start(p, b);
+    const Window w = window(p, e);
+    const S* x = (const S*)p.src + w.plane * p.ip;
     A best = NEG_INF;
-    i64 at = start;
-    for (i64 ti = 0; ti < c[0]; ti++)
-      for (i64 tj = 0; tj < c[1]; tj++)
-        for (i64 tk = 0; tk < c[2]; tk++) {
-          const i64 pos = start + ti * sa + tj * sb + tk * sc;
+    i64 at = w.start;
+    for (i64 i = 0; i < w.c[0]; i++)
+      for (i64 j = 0; j < w.c[1]; j++)
+        for (i64 k = 0; k < w.c[2]; k++) {
+          const i64 pos = w.at(i, j, k);
           const A v = (A)to_acc(x[pos]);
           if (v > best || v != v) { best = v; at = pos; }
         }
@@ -442,35 +446,27 @@ extern "C" __global__ void NAME(PoolParams p) {
 
 const char* const kAvgPool = R"(
 extern "C" __global__ void NAME(PoolParams p) {
-  const i64 sa = p.step[0] * p.in[1] * p.in[2], sb = p.step[1] * p.in[2], sc = p.step[2];
   GRID_LOOP(e, p.planes * p.op) {
-    const i64 plane = e / p.op;
-    i64 b[3], c[3], s[3];
-    window(p, e - plane * p.op, b, c, s);
-    const S* x = (const S*)p.src + plane * p.ip;
-    const i64 start = window_start(p, b);
+    const Window w = window(p, e);
+    const S* x = (const S*)p.src + w.plane * p.ip;
     double acc = 0;
-    for (i64 ti = 0; ti < c[0]; ti++)
-      for (i64 tj = 0; tj < c[1]; tj++)
-        for (i64 tk = 0; tk < c[2]; tk++) acc += (double)to_acc(x[start + ti * sa + tj * sb + tk * sc]);
-    ((S*)p.dst)[e] = Cvt<S>::go(acc * inverse_divisor(p, c, s));
+    for (i64 i = 0; i < w.c[0]; i++)
+      for (i64 j = 0; j < w.c[1]; j++)
+        for (i64 k = 0; k < w.c[2]; k++) acc += (double)to_acc(x[w.at(i, j, k)]);
+    ((S*)p.dst)[e] = Cvt<S>::go(acc * inverse_divisor(p, w));
   }
 }
 )";
 
 const char* const kAvgPoolBackward = R"(
 extern "C" __global__ void NAME(PoolParams p) {
-  const i64 sa = p.step[0] * p.in[1] * p.in[2], sb = p.step[1] * p.in[2], sc = p.step[2];
   GRID_LOOP(e, p.planes * p.op) {
-    const i64 plane = e / p.op;
-    i64 b[3], c[3], s[3];
-    window(p, e - plane * p.op, b, c, s);
-    S* gx = (S*)p.dst + plane * p.ip;
-    const i64 start = window_start(p, b);
-    const S gv = Cvt<S>::go((double)to_acc(((const S*)p.src)[e]) * inverse_divisor(p, c, s));
-    for (i64 ti = 0; ti < c[0]; ti++)
-      for (i64 tj = 0; tj < c[1]; tj++)
-        for (i64 tk = 0; tk < c[2]; tk++) atomicAdd(gx + start + ti * sa + tj * sb + tk * sc, gv);
+    const Window w = window(p, e);
+    S* gx = (S*)p.dst + w.plane * p.ip;
+    const S gv = Cvt<S>::go((double)to_acc(((const S*)p.src)[e]) * inverse_divisor(p, w));
+    for (i64 i = 0; i < w.c[0]; i++)
+      for (i64 j = 0; j < w.c[1]; j++)
+        for (i64 k = 0; k < w.c[2]; k++) atomicAdd(gx + w.at(i, j, k), gv);
   }
 }
 )";
@@ -826,6 +822,7 @@ struct NnKernel {
   const char* base;  // the kernel's name is base + "_" + dtype
   const char* header;
   const char* body;
+  bool philox = false;  // the body calls philox() (kPhilox goes before the header)
 };
 
 const std::vector<NnKernel>& nn_kernels() {
@@ -838,7 +835,7 @@ const std::vector<NnKernel>& nn_kernels() {
       {"nll_loss_finish", kNllHeader, kNllFinish},
       {"nll_loss_backward", kNllHeader, kNllBackward},
       {"embedding", kMiscHeader, kEmbedding},
-      {"dropout_mask", kMiscHeader, kDropout},
+      {"dropout_mask", kMiscHeader, kDropout, true},
       {"adam_update", kMiscHeader, kAdam},
       {"max_pool", kPoolHeader, kMaxPool},
       {"max_pool_backward", kPoolHeader, kMaxPoolBackward},
@@ -867,7 +864,7 @@ std::string nn_source(const NnKernel& k, ScalarType t) {
   std::string body = k.body;
   const std::string name = nn_name(k, t);
   for (size_t at; (at = body.find("NAME")) != std::string::npos;) body.replace(at, 4, name);
-  return nn_prelude(t) + k.header + body;
+  return nn_prelude(t) + (k.philox ? kPhilox : "") + k.header + body;
 }
 
 // The compiled kernel `base` for dtype t (kind 10: this file's cache entries).
@@ -968,7 +965,7 @@ struct NllParamsHost {
   int* err;
   int64_t N, C, S, reduction, ignore, blocks;
   double total_d;
-  int32_t code;
+  int32_t code, count_here;
 };
 
 // the forward's two launches: per-block partials, then their sum
@@ -999,10 +996,11 @@ void nll_loss_cuda(const NllArgs& a, const Tensor& x, const Tensor& target, cons
   nll_forward_launch(p, x.dtype(), x.device());
 }
 
-// total: the forward's total weight, or NaN to count it here (on the device)
+// total: the forward's total weight, or undefined to count it here (on the device)
 void nll_loss_backward_cuda(const NllArgs& a, const Tensor& g, const Tensor& target,
-                            const Tensor& weight, double total, const Tensor& gx) {
+                            const Tensor& weight, const Tensor& total, const Tensor& gx) {
   check_device(g, gx, "nll_loss_backward", "grad");
+  check_device(total, gx, "nll_loss_backward", "total_weight");
   check_device(target, gx, "nll_loss_backward", "target");
   check_device(weight, gx, "nll_loss_backward", "weight");
   use_device_of(gx);
@@ -1015,9 +1013,11 @@ void nll_loss_backward_cuda(const NllArgs& a, const Tensor& g, const Tensor& tar
   p.err = device_error_word();
   p.N = a.N, p.C = a.C, p.S = a.S, p.reduction = a.reduction, p.ignore = a.ignore;
   p.code = int(Op::nll_loss_backward) + 1;
-  p.total_d = total;
+  p.total_in = total.defined() ? total.data() : nullptr;
   Tensor tw, unused;
-  if (std::isnan(total) && a.reduction == 1) {
+  if (!total.defined() && a.reduction == 1 && a.N * a.S <= kThreads) {
+    p.count_here = 1;  // few targets (a batch of up to 256 samples): no launches to count them
+  } else if (!total.defined() && a.reduction == 1) {
     NllParamsHost q = p;
     tw = empty(Shape{}, t, gx.device());
     unused = empty(Shape{}, t, gx.device());
@@ -1118,7 +1118,7 @@ PoolParamsHost pool_params(const PoolGeometry& g, Device dev, Tensor& tab) {
   }
   Tensor cpu = empty(Shape{int64_t(host.size())}, ScalarType::Long);
   std::memcpy(cpu.data(), host.data(), host.size() * sizeof(int64_t));
-  tab = to_device(cpu, dev, false);
+  tab = upload_async(cpu, dev);  // queued: nothing waits for the GPU
   p.tab = tab.data_as<int64_t>();
   p.planes = g.planes, p.ip = g.in_plane(), p.op = g.out_plane();
   p.err = device_error_word();
@@ -1414,7 +1414,7 @@ struct PadParamsHost {
 const int64_t* to_device_longs(const std::vector<int64_t>& v, Device dev, Tensor& keep) {
   Tensor cpu = empty(Shape{std::max<int64_t>(int64_t(v.size()), 1)}, ScalarType::Long);
   if (!v.empty()) std::memcpy(cpu.data(), v.data(), v.size() * sizeof(int64_t));
-  keep = to_device(cpu, dev, false);
+  keep = upload_async(cpu, dev);
   return keep.data_as<int64_t>();
 }
 
@@ -1482,7 +1482,7 @@ void interpolate_cuda(const InterpPlan& p, const Tensor& src, const Tensor& dst,
   q.idx = to_device_longs(idx, dst.device(), idx_d);
   Tensor w_cpu = empty(Shape{int64_t(w.size())}, ScalarType::Double);
   std::memcpy(w_cpu.data(), w.data(), w.size() * sizeof(double));
-  w_d = to_device(w_cpu, dst.device(), false);
+  w_d = upload_async(w_cpu, dst.device());
   q.w = w_d.data_as<double>();
   q.planes = p.planes;
   q.ip = q.in[0] * q.in[1] * q.in[2], q.op = q.out[0] * q.out[1] * q.out[2];

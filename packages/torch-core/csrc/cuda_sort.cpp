@@ -325,19 +325,9 @@ std::string sort_finish_source(ScalarType t) {
 }
 
 // ---------------------------------------------------------------- multinomial
-// Philox4x32-10 (as cuda_kernels.cpp's random_source): key per launch, counter per draw.
+// Philox4x32-10 (cuda_kernels.cpp's kPhilox): key per launch, counter per draw.
 std::string multinomial_source() {
-  return head(ScalarType::Double, "double") + R"(
-__device__ __forceinline__ void philox(u64 key, u64 ctr, u32 out[4]) {
-  u32 k0 = (u32)key, k1 = (u32)(key >> 32), c0 = (u32)ctr, c1 = (u32)(ctr >> 32), c2 = 0, c3 = 0;
-  for (int r = 0; r < 10; r++) {
-    u64 p0 = (u64)0xD2511F53u * c0, p1 = (u64)0xCD9E8D57u * c2;
-    u32 n0 = (u32)(p1 >> 32) ^ c1 ^ k0, n2 = (u32)(p0 >> 32) ^ c3 ^ k1;
-    c1 = (u32)p1; c3 = (u32)p0; c0 = n0; c2 = n2;
-    k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
-  }
-  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
-}
+  return head(ScalarType::Double, "double") + kPhilox + R"(
 __device__ __forceinline__ double uniform53(u64 key, u64 ctr) {  // [0, 1)
   u32 x[4];
   philox(key, ctr, x);

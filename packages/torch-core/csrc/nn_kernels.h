@@ -31,8 +31,10 @@ struct NllArgs {
 };
 using NllLossFn = void (*)(const NllArgs& a, const Tensor& x, const Tensor& target,
                            const Tensor& weight, const Tensor& out, const Tensor& total);
+// total: the forward's total weight (a 0-d tensor of g's dtype on its device), or undefined
+// to count it from target and weight
 using NllLossBackwardFn = void (*)(const NllArgs& a, const Tensor& g, const Tensor& target,
-                                   const Tensor& weight, double total, const Tensor& gx);
+                                   const Tensor& weight, const Tensor& total, const Tensor& gx);
 
 // Whether this CPU runs AVX-512 (the kernels with a hand-written AVX-512 path ask).
 inline bool has_avx512() {

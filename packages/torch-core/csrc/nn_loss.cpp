@@ -142,11 +142,13 @@ double nll_total(const NllArgs& a, const int64_t* target, const T* w) {
   return total;
 }
 
-// total: the forward's total weight, or NaN to count it here
+// total_weight: the forward's total weight, or undefined to count it here
 template <class T>
 void nll_loss_backward_cpu(const NllArgs& a, const Tensor& g, const Tensor& target,
-                           const Tensor& weight, double total, const Tensor& gx) {
+                           const Tensor& weight, const Tensor& total_weight, const Tensor& gx) {
   const int64_t* tg = target.data_as<int64_t>();
+  double total = total_weight.defined() ? double(*total_weight.data_as<T>())
+                                        : std::numeric_limits<double>::quiet_NaN();
   if (std::isnan(total) && a.reduction == 1) total = nll_total(a, tg, maybe<T>(weight));
   if (gx.numel()) std::memset(gx.data(), 0, size_t(gx.numel()) * sizeof(T));
   auto kernel = a.S == 1 ? nll_backward_kernel<T, true> : nll_backward_kernel<T, false>;
@@ -188,8 +190,15 @@ Tensor nll_loss_backward(const Tensor& g, const Tensor& target, const Tensor& we
   TC_CHECK(!total_weight.defined() || total_weight.numel() == 1, Runtime, op,
            "(): expected a one-element total_weight");
   Tensor wc = weight.defined() ? contiguous(weight) : Tensor();
-  double tw = total_weight.defined() ? item(to_dtype(total_weight, ScalarType::Double)).d
-                                     : std::numeric_limits<double>::quiet_NaN();
+  // the total as a 0-d tensor of g's dtype where g is: a CUDA total stays on the GPU (reading
+  // it here would wait for the GPU); one elsewhere is read and put there
+  Tensor tw;
+  if (total_weight.defined() && total_weight.device() == g.device()) {
+    tw = contiguous(to_dtype(reshape(total_weight, Shape{}), g.dtype()));
+  } else if (total_weight.defined()) {
+    tw = empty(Shape{}, g.dtype(), g.device());
+    fill_(tw, Scalar::from_double(item(to_dtype(total_weight, ScalarType::Double)).d));
+  }
   find_kernel<NllLossBackwardFn>(Op::nll_loss_backward, g.device(), g.dtype())(
       a, contiguous(g), contiguous(target), wc, tw, gx);
   return gx;

@@ -91,14 +91,20 @@ def _device(device):
     return _default_device if device is None else device
 
 
-def _finish(t, requires_grad=False, device=None):
+def _finish(t, requires_grad=False, device=None, made=False):
+    """``t`` on ``device``, requiring grad if asked. ``made``: t is the factory's own new host
+    tensor, which a CUDA device receives without waiting for the GPU (through page-locked
+    staging memory, as a fill kernel would be queued) instead of by a blocking copy."""
     if device is not None:
         device = device if isinstance(device, _C.device) else _C.device(device)
         here = t.device
         # cpu:0 is the cpu; "cuda" without an index (the current device) is to()'s to settle
         if device.type != here.type or (device.type != "cpu" and device.index != here.index):
             _check_backend(device)
-            t = t.to(device)
+            if made and device.type == "cuda" and here.type == "cpu":
+                t = _C._cuda_upload_staged(t, device)
+            else:
+                t = t.to(device)
     if requires_grad:
         t.requires_grad = True
     return t
@@ -178,7 +184,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             t = t._to_dtype(dtype, False)
     else:
         t = _C._tensor_from_data(data, dtype)
-    return _finish(t, requires_grad, _device(device))
+    return _finish(t, requires_grad, _device(device), made=True)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -249,8 +255,25 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     """A 0-dim tensor holding the number ``s``, in ``dtype`` (the default dtype when None) on
     ``device``."""
-    t = _C._full((), s, dtype or _C.get_default_dtype())
-    return _finish(t, requires_grad, _device(device))
+    dtype = dtype or _C.get_default_dtype()
+    device = _device(device)
+    if _on_accelerator(device):
+        return _finish(_device_full((), s, dtype, device, "scalar_tensor"), requires_grad)
+    t = _C._full((), s, dtype)
+    return _finish(t, requires_grad, device)
+
+
+def _on_accelerator(device):
+    """Whether a factory's ``device`` is neither the CPU nor meta (nor None: the CPU)."""
+    return device is not None and _C.device(device).type not in ("cpu", "meta")
+
+
+def _device_full(size, value, dtype, device, op):
+    """A tensor filled where it lives (a GPU's fill kernel), not on the host and copied
+    over: a copy from pageable host memory waits for the GPU to drain. ``dtype`` None
+    follows the value, as ``_C._full`` infers it."""
+    dtype = _C._full((), value, dtype, op).dtype  # (checks that the value fits the dtype)
+    return _empty(size, dtype, device).fill_(value)
 
 
 def _filled(size, value, dtype, device, requires_grad, op, out=None, shape=None):
@@ -258,11 +281,8 @@ def _filled(size, value, dtype, device, requires_grad, op, out=None, shape=None)
     if out is not None:
         return out.resize_(size).fill_(value)
     dtype = dtype or _C.get_default_dtype()
-    if device is not None and _C.device(device).type not in ("cpu", "meta"):
-        # filled where it lives (a GPU's fill kernel), not on the host and copied over
-        _C._full((), value, dtype, op)  # (checks that the value fits the dtype)
-        t = _empty(size, dtype, device)
-        return _finish(t.fill_(value), requires_grad)
+    if _on_accelerator(device):
+        return _finish(_device_full(size, value, dtype, device, op), requires_grad)
     t = _C._full(size, value, dtype, op)
     return t if device is None and not requires_grad else _finish(t, requires_grad, device)
 
@@ -304,8 +324,12 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     (bool, int64 or the default float dtype) when not given."""
     if out is not None:
         return out.resize_(_size((size,), "full")).fill_(fill_value)
-    t = _C._full(_size((size,), "full"), fill_value, dtype)
-    return _finish(t, requires_grad, _device(device))
+    size = _size((size,), "full")
+    device = _device(device)
+    if _on_accelerator(device):
+        return _finish(_device_full(size, fill_value, dtype, device, "full"), requires_grad)
+    t = _C._full(size, fill_value, dtype)
+    return _finish(t, requires_grad, device)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
@@ -317,32 +341,36 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
 
 
 def _like(input, dtype, device, requires_grad, value=None):
+    device = device or input.device
     if value is None:
-        return _empty(input.shape, dtype or input.dtype, device or input.device)
-    return _finish(
-        _C._full(input.shape, value, dtype or input.dtype), False, device or input.device
-    )
+        return _empty(input.shape, dtype or input.dtype, device)
+    if _on_accelerator(device):
+        return _device_full(input.shape, value, dtype or input.dtype, device, "full")
+    return _finish(_C._full(input.shape, value, dtype or input.dtype), False, device)
 
 
 def empty_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ):
     """An uninitialised tensor with ``input``'s shape and, unless given, its dtype and device."""
-    return _finish(_like(input, dtype, device, requires_grad), requires_grad)
+    t = _like(input, dtype, device, requires_grad)
+    return _finish(t, requires_grad)
 
 
 def zeros_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ):
     """A tensor of zeros with ``input``'s shape and, unless given, its dtype and device."""
-    return _finish(_like(input, dtype, device, requires_grad, 0), requires_grad)
+    t = _like(input, dtype, device, requires_grad, 0)
+    return _finish(t, requires_grad)
 
 
 def ones_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ):
     """A tensor of ones with ``input``'s shape and, unless given, its dtype and device."""
-    return _finish(_like(input, dtype, device, requires_grad, 1), requires_grad)
+    t = _like(input, dtype, device, requires_grad, 1)
+    return _finish(t, requires_grad)
 
 
 def full_like(
@@ -357,7 +385,8 @@ def full_like(
 ):
     """A tensor with ``input``'s shape filled with ``fill_value``; dtype and device are ``input``'s
     unless given."""
-    return _finish(_like(input, dtype, device, requires_grad, fill_value), requires_grad)
+    t = _like(input, dtype, device, requires_grad, fill_value)
+    return _finish(t, requires_grad)
 
 
 def _number(x, op, arg):
@@ -391,7 +420,7 @@ def arange(
     t = _C._arange(builtins.float(vals[0]), builtins.float(vals[1]), builtins.float(vals[2]), dtype)
     if out is not None:
         return out.resize_(t.shape).copy_(t)
-    return _finish(t, requires_grad, _device(device))
+    return _finish(t, requires_grad, _device(device), made=True)
 
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
@@ -414,7 +443,7 @@ def linspace(
     )
     if out is not None:
         return out.resize_(t.shape).copy_(t)
-    return _finish(t, requires_grad, _device(device))
+    return _finish(t, requires_grad, _device(device), made=True)
 
 
 def logspace(
@@ -434,7 +463,7 @@ def logspace(
     t = _C.pow(builtins.float(base), exps)._to_dtype(dtype or _C.get_default_dtype(), False)
     if out is not None:
         return out.resize_(t.shape).copy_(t)
-    return _finish(t, requires_grad, _device(device))
+    return _finish(t, requires_grad, _device(device), made=True)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -442,7 +471,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     t = _C._eye(n, n if m is None else m, dtype or _C.get_default_dtype())
     if out is not None:
         return out.resize_(t.shape).copy_(t)
-    return _finish(t, requires_grad, _device(device))
+    return _finish(t, requires_grad, _device(device), made=True)
 
 
 # ---------------------------------------------------------------- random
@@ -560,7 +589,7 @@ def randperm(
 ):
     """A random permutation of 0..n-1."""
     t = _C._randperm(n, dtype or _C.int64, generator)
-    return _finish(t, requires_grad, _device(device))
+    return _finish(t, requires_grad, _device(device), made=True)
 
 
 def rand_like(
@@ -568,7 +597,8 @@ def rand_like(
 ):
     """Uniform samples from [0, 1) with ``input``'s shape and, unless given, its dtype (see
     :func:`rand`)."""
-    return rand(input.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    t = rand(input.shape, dtype=dtype or input.dtype, device=device)
+    return _finish(t, requires_grad)
 
 
 def randn_like(
@@ -576,9 +606,8 @@ def randn_like(
 ):
     """Standard normal samples with ``input``'s shape and, unless given, its dtype (see
     :func:`randn`)."""
-    return randn(
-        input.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad
-    )
+    t = randn(input.shape, dtype=dtype or input.dtype, device=device)
+    return _finish(t, requires_grad)
 
 
 def randint_like(
@@ -596,7 +625,8 @@ def randint_like(
     shape and, unless given, its dtype."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device)
+    t = randint(low, high, input.shape, dtype=dtype or input.dtype, device=device)
+    return _finish(t, requires_grad)
 
 
 def normal(

@@ -309,11 +309,16 @@ def _var_or_std(op, input, dim, unbiased, keepdim, correction, axis, keepdims):
     return (_C._std if op == "std" else _C._var)(input, _dims(dim), c, keepdim)
 
 
+def _dims_tuple(x, dims):
+    """The composed reductions' dims as a tuple: None is all of x's, an int is one."""
+    if dims is None:
+        return tuple(builtins.range(x.dim()))
+    return (dims,) if isinstance(dims, builtins.int) else tuple(dims)
+
+
 def _var_composed(op, x, dims, correction, keepdim):
     """var/std from the device's reductions and elementwise ops (their autograd included)."""
-    if dims is None:
-        dims = tuple(builtins.range(x.dim()))
-    dims = (dims,) if isinstance(dims, builtins.int) else tuple(dims)
+    dims = _dims_tuple(x, dims)
     count = math.prod(x.shape[d] for d in dims) if x.dim() else 1
     d = x - x.mean(dims, keepdim=True) if x.dim() else x - x
     v = (d * d).sum(dims, keepdim=keepdim) / builtins.max(count - correction, 0)
@@ -427,9 +432,7 @@ def logsumexp(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=N
 
 def _logsumexp_composed(x, dims, keepdim):
     """logsumexp from the device's reductions and elementwise ops (their autograd included)."""
-    if dims is None:
-        dims = tuple(builtins.range(x.dim()))
-    dims = (dims,) if isinstance(dims, builtins.int) else tuple(dims)
+    dims = _dims_tuple(x, dims)
     top = x.amax(dims, keepdim=True).detach() if x.dim() else x.detach()
     top = top.masked_fill(~top.isfinite(), 0)  # rows of -inf: log(0) = -inf
     r = (x - top).exp().sum(dims, keepdim=True).log() + top if x.dim() else x * 1

@@ -315,7 +315,11 @@ def _along_dim(input, dim, index, op):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index, got {index.dtype}")
     target = input.reshape(-1) if input.dim() == 0 else input
     index = index.reshape(-1)
-    if index.numel() and bool((index < 0).any()):
+    if not index.is_cpu:
+        # checked on the device (reading it here would wait for the GPU): a negative index is
+        # made one past the end, which the offsets' kernel reports at the next synchronisation
+        index = torch.where(index < 0, target.shape[dim], index)
+    elif index.numel() and bool((index < 0).any()):
         raise IndexError(f"{op}(): index {int(index[index < 0][0])} is out of range")
     shape = list(target.shape)
     shape[dim] = index.numel()

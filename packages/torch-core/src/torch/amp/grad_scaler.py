@@ -129,6 +129,7 @@ class GradScaler:
         gradients' device to a 0-dim float32 tensor there, 1 where one of them has an inf or
         a NaN (computed on the device: nothing waits for the GPU here)."""
         per_device = {}
+        finite = {}  # device -> whether each gradient there is finite (0-d bool tensors)
         with torch.no_grad():
             for group in optimizer.param_groups:
                 for param in group["params"]:
@@ -140,9 +141,12 @@ class GradScaler:
                     device = grad.device
                     if device not in per_device:
                         per_device[device] = found_inf.to(device, copy=True)
-                    flag = per_device[device]
-                    flag.copy_(torch.maximum(flag, (~torch.isfinite(grad).all()).float()))
+                        finite[device] = []
+                    finite[device].append(torch.isfinite(grad).all())
                     grad.mul_(inv_scale.to(device))
+            for device, flag in per_device.items():  # a few ops per device, not per gradient
+                all_finite = torch.stack(finite[device]).all()
+                flag.copy_(torch.maximum(flag, torch.logical_not(all_finite).float()))
         return per_device or {found_inf.device: found_inf}
 
     def unscale_(self, optimizer):
@@ -212,19 +216,27 @@ class GradScaler:
             ]
             if not found_infs:
                 raise AssertionError("No inf checks were recorded prior to update.")
-            if sum(f.item() for f in found_infs):
-                scale.mul_(self._backoff_factor)
-                growth_tracker.fill_(0)
-            else:
-                successful = growth_tracker.item() + 1
-                if successful == self._growth_interval:
-                    grown = scale * self._growth_factor
-                    if bool(torch.isfinite(grown)):
-                        scale.copy_(grown)
-                    growth_tracker.fill_(0)
-                else:
-                    growth_tracker.fill_(successful)
+            self._update_scale_(scale, growth_tracker, found_infs)
         self._per_optimizer_states = collections.defaultdict(_refresh_per_optimizer_state)
+
+    def _update_scale_(self, scale, growth_tracker, found_infs):
+        """The new scale and growth tracker, computed where they live (nothing waits for
+        the GPU): after an inf/NaN, the scale times ``backoff_factor`` and the tracker 0;
+        else the tracker counts the clean step, and at ``growth_interval`` the scale grows
+        by ``growth_factor`` (if that stays finite) and the tracker restarts at 0."""
+        with torch.no_grad():
+            found = found_infs[0]
+            for more in found_infs[1:]:
+                found = found + more.to(found.device)
+            found = found.to(scale.device) != 0
+            successful = growth_tracker + 1
+            at_interval = successful == self._growth_interval
+            grown = scale * self._growth_factor
+            grow = torch.logical_and(at_interval, torch.isfinite(grown))
+            kept = torch.where(grow, grown, scale)
+            scale.copy_(torch.where(found, scale * self._backoff_factor, kept))
+            restart = torch.logical_or(found, at_interval)
+            growth_tracker.copy_(torch.where(restart, 0, successful))
 
     def _get_scale_async(self):
         return self._scale

@@ -8,6 +8,24 @@ def _conj(*ts):
     return tuple(t.conj() if t is not None and t.dtype.is_complex else t for t in ts)
 
 
+def _transposed(t):
+    """A 2-D operand stored transposed (``weight.t()`` in ``linear``); None (not saved) is
+    taken as not."""
+    return t is not None and t.dim() == 2 and not t.is_contiguous() and t.t().is_contiguous()
+
+
+def _mm_grads(a, b, g, need_a, need_b):
+    """The gradients of ``a @ b`` (2-D), each made in its operand's layout, as PyTorch's mm
+    backward makes them: for a transposed operand (g^T a)^T instead of a^T g, so that the
+    leaf's gradient comes out contiguous and AccumulateGrad keeps it instead of copying it."""
+    ga = gb = None
+    if need_a:
+        ga = b.mm(g.t()).t() if _transposed(a) else g.mm(b.t())
+    if need_b:
+        gb = g.t().mm(a).t() if _transposed(b) else a.t().mm(g)
+    return ga, gb
+
+
 class MmBackward0(Formula):
     pack_order = (1, 0)  # (PyTorch packs the second operand first)
     names = ("mm",)
@@ -19,10 +37,7 @@ class MmBackward0(Formula):
 
     def backward(self, g):
         a, b = _conj(*self.saved_tensors)
-        return (
-            g.mm(b.t()) if self.needs_input_grad[0] else None,
-            a.t().mm(g) if self.needs_input_grad[1] else None,
-        )
+        return _mm_grads(a, b, g, self.needs_input_grad[0], self.needs_input_grad[1])
 
 
 def self_needs(t):
@@ -92,8 +107,7 @@ class MatmulBackward0(Formula):
         a, b = _conj(*self.saved_tensors)
         sa, sb = self.shapes
         if len(sa) == 2 and len(sb) == 2:  # plain matrix product
-            ga = g.mm(b.t()) if self.needs_input_grad[0] else None
-            return ga, a.t().mm(g) if self.needs_input_grad[1] else None
+            return _mm_grads(a, b, g, self.needs_input_grad[0], self.needs_input_grad[1])
         if len(sa) == 1 and len(sb) == 1:
             ga = g * b if self.needs_input_grad[0] else None
             return ga, g * a if self.needs_input_grad[1] else None
@@ -138,5 +152,7 @@ class AddmmBackward0(Formula):
         if m2.dim() == 1:  # addmv
             g1 = ga.unsqueeze(1) * m2.unsqueeze(0) if need_1 else None
             return gx, g1, m1.t().mv(ga) if need_2 else None
+        if m1.dim() == 2 and m2.dim() == 2:  # addmm
+            return (gx, *_mm_grads(m1, m2, ga, need_1, need_2))
         g1 = ga.matmul(m2.transpose(-1, -2)) if need_1 else None
         return gx, g1, m1.transpose(-1, -2).matmul(ga) if need_2 else None
