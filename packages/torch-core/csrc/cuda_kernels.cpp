@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "cuda.h"
+#include "shape_ops.h"
 
 namespace tc::cuda {
 
@@ -726,6 +727,18 @@ void copy_kernel(ElementwiseIter& it) {
   });
 }
 
+// Complex tensors only move on CUDA (no complex arithmetic in the kernels): a copy between
+// tensors of one complex dtype is cuda_shape.cpp's gather (flip's kernel fed an unflipped
+// view), the moves to and from the host plain byte copies.
+void copy_complex_kernel(ElementwiseIter& it) {
+  const Tensor &dst = it.operand(0), &src = it.operand(1);
+  TC_CHECK(src.dtype() == dst.dtype() && src.device() == dst.device(), NotImplemented,
+           "copy_: from ", dtype_name(src.dtype()), " on ", src.device().str(), " to ",
+           dtype_name(dst.dtype()), " on ", dst.device().str(),
+           " is not implemented (CUDA copies complex tensors within one dtype and device)");
+  find_kernel<FlipFn>(Op::flip, dst.device(), dst.dtype())(dst, src);
+}
+
 void fill_kernel(ElementwiseIter& it) {
   ScalarType t = it.compute_dtype();
   run_elementwise_cuda(it, 3, 0, t, t, [&] {
@@ -904,6 +917,12 @@ void register_red(std::integer_sequence<int, D...>) {
 
 void register_kernels() {
   register_ew_ops(std::make_integer_sequence<int, int(Op::copy)>());
+  for (ScalarType t : {ScalarType::ComplexFloat, ScalarType::ComplexDouble}) {
+    register_kernel(Op::copy, DeviceType::CUDA, t, (void*)&copy_complex_kernel);
+    register_kernel(Op::to_host, DeviceType::CUDA, t, (void*)&to_host_kernel);
+    register_kernel(Op::from_host, DeviceType::CUDA, t, (void*)&from_host_kernel);
+    register_kernel(Op::cat, DeviceType::CUDA, t, (void*)&cat_kernel);
+  }
   using AllTypes = std::make_integer_sequence<int, kRealTypes>;
   register_red<int(Op::sum)>(AllTypes());
   register_red<int(Op::prod)>(AllTypes());

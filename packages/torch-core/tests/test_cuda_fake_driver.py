@@ -141,8 +141,11 @@ def test_copies_to_and_from_the_device_keep_every_dtype(fake_driver):
         fake_driver,
         """
         for dtype in (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32,
-                      torch.int64, torch.float16, torch.bfloat16, torch.float32, torch.float64):
+                      torch.int64, torch.float16, torch.bfloat16, torch.float32, torch.float64,
+                      torch.complex64, torch.complex128):
             x = (torch.arange(60, dtype=torch.float64).reshape(3, 4, 5) % 7).to(dtype)
+            if dtype.is_complex:
+                x = x + 1j * x.flip(0)
             g = x.to("cuda")
             assert g.device == torch.device("cuda", 0) and g.dtype == dtype, (g.device, g.dtype)
             back = g.cpu()
@@ -151,6 +154,13 @@ def test_copies_to_and_from_the_device_keep_every_dtype(fake_driver):
             h = torch.empty(3, 4, 5, dtype=dtype)
             h.copy_(g)  # copy_ across devices
             assert torch.equal(h, x)
+        g = torch.ones(3, dtype=torch.complex64).cuda()
+        try:  # complex tensors only move on CUDA: no conversion kernels
+            g.to(torch.complex128)
+        except NotImplementedError as e:
+            assert "complex64" in str(e) and "complex128" in str(e), e
+        else:
+            raise AssertionError("a complex64 -> complex128 copy on CUDA did not raise")
         """,
     )
 
