@@ -117,6 +117,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     integer and bool inputs give int64."""
     if axis is not None or keepdims is not None:  # (NumPy spellings)
         dim, keepdim = numpy_args("prod", dim, keepdim, axis, keepdims, None)
+    if dtype is None and out is None and input.__class__ is Tensor:
+        return _C._prod(input, dim, keepdim, None)  # the common x.prod(): no argument to parse
     check_tensor(input, "prod")
     return write_out(_C._prod(input, dim, keepdim, out_dtype(dtype, out)), out)
 
