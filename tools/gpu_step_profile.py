@@ -1,4 +1,4 @@
-"""Where a CUDA training step's time goes: host time to enqueue one step, GPU time of one
+"""Where a CUDA training step's time goes: host time to queue one step, GPU time of one
 step (CUDA events), and steps/s; for ours and PyTorch alike (run under each).
     python tools/gpu_step_profile.py [mnist|lstm]"""
 
@@ -6,10 +6,10 @@ import sys
 import time
 
 sys.path.insert(0, "benchmarks")
+from run import _mnist_net  # noqa: E402
+
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-
-from run import _mnist_net  # noqa: E402
 
 torch.manual_seed(0)
 model = _mnist_net().cuda()
