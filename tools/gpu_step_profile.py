@@ -1,6 +1,6 @@
 """Where a CUDA training step's time goes: host time to queue one step, GPU time of one
 step (CUDA events), and steps/s; for ours and PyTorch alike (run under each).
-    python tools/gpu_step_profile.py [mnist|lstm]"""
+    python tools/gpu_step_profile.py   # the MNIST CNN step of benchmarks/gpu.py"""
 
 import sys
 import time
