@@ -86,6 +86,25 @@ def test_set_default_device_cpu_factories():
     assert torch.get_default_device() == torch.device("cpu")
 
 
+@pytest.mark.usefixtures("default_device_restored")
+def test_device_as_a_context_manager_sets_the_default_device_for_its_block():
+    # `with torch.device("meta"):` (PyTorch 2): factories inside make meta tensors; blocks
+    # nest, and leaving one restores the device before it, also when the block raises
+    with torch.device("meta") as d:
+        assert d == torch.device("meta")
+        assert torch.get_default_device() == torch.device("meta")
+        assert torch.ones(2, 3).device.type == "meta" and torch.ones(2, 3).shape == (2, 3)
+        with torch.device("cpu"):
+            assert torch.zeros(1).device.type == "cpu"
+        assert torch.randn(4).device.type == "meta"
+    assert torch.ones(1).device.type == "cpu"
+    torch.set_default_device("meta")
+    with pytest.raises(ValueError), torch.device("cpu"):
+        assert torch.ones(1).device.type == "cpu"
+        raise ValueError
+    assert torch.get_default_device() == torch.device("meta")
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU-only behaviour")
 @pytest.mark.usefixtures("default_device_restored")
 def test_set_default_device_cuda_without_cuda():

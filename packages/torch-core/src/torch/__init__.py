@@ -207,6 +207,7 @@ from torch._grad_mode import (  # noqa: E402,F401
 from torch._index_ops import *  # noqa: E402,F403
 from torch._indexing import *  # noqa: E402,F403
 from torch._math_ops import *  # noqa: E402,F403
+from torch._memory_format import *  # noqa: E402,F403
 from torch._nn_ops import *  # noqa: E402,F403
 from torch._shape_ops import *  # noqa: E402,F403
 from torch._sorting import *  # noqa: E402,F403

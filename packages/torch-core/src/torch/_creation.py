@@ -5,6 +5,7 @@ import math
 import operator
 
 from torch import _C
+from torch import _memory_format as _mf
 
 __all__ = [
     "poisson",
@@ -77,13 +78,34 @@ def get_default_device():
     device = _default_device
     if device is None:
         return _C.device("cpu")
-    if device.type != "cpu" and device.index is None:
+    if device.type not in ("cpu", "meta") and device.index is None:
         from torch import cuda
 
         if device.type == "cuda":
             return _C.device("cuda", cuda.current_device())
         raise cuda._unavailable(f"report the current {device.type} device")
     return device
+
+
+# ``with torch.device("meta"):`` sets the factories' default device for the block, as
+# set_default_device does; leaving it restores the one before (blocks nest).
+_devices_outside = []
+
+
+def _device_enter(device):
+    global _default_device
+    _devices_outside.append(_default_device)
+    _default_device = _C.device(device)
+    return device
+
+
+def _device_exit(device, *exc_info):
+    global _default_device
+    _default_device = _devices_outside.pop()
+
+
+_C.device.__enter__ = _device_enter
+_C.device.__exit__ = _device_exit
 
 
 def _device(device):
@@ -265,7 +287,12 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
 
 def _on_accelerator(device):
     """Whether a factory's ``device`` is neither the CPU nor meta (nor None: the CPU)."""
-    return device is not None and _C.device(device).type not in ("cpu", "meta")
+    if device is None:
+        return False
+    return (device if isinstance(device, _C.device) else _C.device(device)).type not in (
+        "cpu",
+        "meta",
+    )
 
 
 def _device_full(size, value, dtype, device, op):
@@ -304,7 +331,7 @@ def empty(
     if out is not None:
         return out.resize_(shape)
     t = _empty(shape, dtype or _C.get_default_dtype(), _device(device))
-    return _finish(t, requires_grad)
+    return _finish(_mf.empty(t, memory_format), requires_grad)
 
 
 def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -352,9 +379,10 @@ def _like(input, dtype, device, requires_grad, value=None):
 def empty_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ):
-    """An uninitialised tensor with ``input``'s shape and, unless given, its dtype and device."""
+    """An uninitialised tensor with ``input``'s shape and, unless given, its dtype and device
+    (laid out as ``memory_format`` asks; by default as ``input`` is)."""
     t = _like(input, dtype, device, requires_grad)
-    return _finish(t, requires_grad)
+    return _finish(_mf.like(t, input, memory_format, "empty_like"), requires_grad)
 
 
 def zeros_like(
@@ -362,7 +390,7 @@ def zeros_like(
 ):
     """A tensor of zeros with ``input``'s shape and, unless given, its dtype and device."""
     t = _like(input, dtype, device, requires_grad, 0)
-    return _finish(t, requires_grad)
+    return _finish(_mf.like(t, input, memory_format, "zeros_like"), requires_grad)
 
 
 def ones_like(
@@ -370,7 +398,7 @@ def ones_like(
 ):
     """A tensor of ones with ``input``'s shape and, unless given, its dtype and device."""
     t = _like(input, dtype, device, requires_grad, 1)
-    return _finish(t, requires_grad)
+    return _finish(_mf.like(t, input, memory_format, "ones_like"), requires_grad)
 
 
 def full_like(
@@ -386,7 +414,7 @@ def full_like(
     """A tensor with ``input``'s shape filled with ``fill_value``; dtype and device are ``input``'s
     unless given."""
     t = _like(input, dtype, device, requires_grad, fill_value)
-    return _finish(t, requires_grad)
+    return _finish(_mf.like(t, input, memory_format, "full_like"), requires_grad)
 
 
 def _number(x, op, arg):
@@ -595,19 +623,19 @@ def randperm(
 def rand_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ):
-    """Uniform samples from [0, 1) with ``input``'s shape and, unless given, its dtype (see
-    :func:`rand`)."""
-    t = rand(input.shape, dtype=dtype or input.dtype, device=device)
-    return _finish(t, requires_grad)
+    """Uniform samples from [0, 1) with ``input``'s shape and, unless given, its dtype and
+    device (see :func:`rand`)."""
+    t = rand(input.shape, dtype=dtype or input.dtype, device=device or input.device)
+    return _finish(_mf.like(t, input, memory_format, "rand_like"), requires_grad)
 
 
 def randn_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ):
-    """Standard normal samples with ``input``'s shape and, unless given, its dtype (see
-    :func:`randn`)."""
-    t = randn(input.shape, dtype=dtype or input.dtype, device=device)
-    return _finish(t, requires_grad)
+    """Standard normal samples with ``input``'s shape and, unless given, its dtype and device
+    (see :func:`randn`)."""
+    t = randn(input.shape, dtype=dtype or input.dtype, device=device or input.device)
+    return _finish(_mf.like(t, input, memory_format, "randn_like"), requires_grad)
 
 
 def randint_like(
@@ -622,11 +650,11 @@ def randint_like(
     memory_format=None,
 ):
     """Random integers in [low, high) (``randint_like(input, high)`` means low=0) with ``input``'s
-    shape and, unless given, its dtype."""
+    shape and, unless given, its dtype and device."""
     if high is None:
         low, high = 0, low
-    t = randint(low, high, input.shape, dtype=dtype or input.dtype, device=device)
-    return _finish(t, requires_grad)
+    t = randint(low, high, input.shape, dtype=dtype or input.dtype, device=device or input.device)
+    return _finish(_mf.like(t, input, memory_format, "randint_like"), requires_grad)
 
 
 def normal(

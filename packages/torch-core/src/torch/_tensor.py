@@ -12,6 +12,7 @@ import sys
 
 from torch import _C, _dtypes
 from torch import _functional as F
+from torch import _memory_format as _mf
 from torch._checks import numpy_dim
 from torch._dtypes import iinfo, legacy_type_name, parse_type
 from torch._tensor_str import tensor_repr
@@ -429,12 +430,41 @@ def _parse_to(args, kwargs):
 
 
 @tensor_method
-def to(self, *args, **kwargs):
+def to(self, *args, memory_format=None, **kwargs):
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(other)`` (each may add
     ``non_blocking`` and ``copy``): returns self when nothing changes (unless
     ``copy=True``). A device without an index (``"cuda"``) is the current one of its kind.
-    With both a device and a dtype, the cast happens on whichever side copies fewer bytes."""
+    With both a device and a dtype, the cast happens on whichever side copies fewer bytes.
+    ``memory_format`` (default ``torch.preserve_format``: a copy keeps dense strides) lays
+    out the result; a tensor already in that format is returned as is when nothing else
+    changes."""
     dtype, device, non_blocking, copy = _parse_to(args, kwargs)
+    if memory_format is None or memory_format is _mf.preserve_format:
+        if _C_is_contiguous(self):  # (the copy, if any, is contiguous too)
+            return _to(self, dtype, device, non_blocking, copy)
+        memory_format = _mf.preserve_format
+    return _to_format(self, dtype, device, non_blocking, copy, _mf.check(memory_format, "to"))
+
+
+def _to_format(self, dtype, device, non_blocking, copy, fmt):
+    """``to`` with a memory format; one copy where the device stays."""
+    strides = _mf.target_strides(self, fmt)  # raises for a channels-last format at another rank
+    dtype = self.dtype if dtype is None else _PY_DTYPES.get(dtype, dtype)
+    if device is None or _C.device(device) == self.device:  # one copy here, cast included
+        if dtype == self.dtype and not copy:
+            if fmt is _mf.preserve_format or _mf.suggest(self) is fmt:
+                return self
+        return _mf.empty_strided(self.shape, strides, dtype, self.device).copy_(self)
+    result = _to(self, dtype, device, non_blocking, copy)
+    if result is self:
+        if fmt is _mf.preserve_format or _mf.suggest(self) is fmt:
+            return self
+    elif result.stride() == strides:
+        return result
+    return _mf.empty_strided(result.shape, strides, result.dtype, result.device).copy_(result)
+
+
+def _to(self, dtype, device, non_blocking, copy):
     if device is None:
         return self._to_dtype(dtype or self.dtype, copy)
     target = device if isinstance(device, _C.device) else _C.device(device)
@@ -497,13 +527,16 @@ def _move(t, device, non_blocking):
 
 
 @tensor_method
-def cpu(self, memory_format=None):
-    """This tensor on the CPU: itself if it already is there, else a copy."""
-    return self if self.device.type == "cpu" else self.to("cpu")
+def cpu(self, *, memory_format=_mf.preserve_format):
+    """This tensor on the CPU: itself if it already is there (in ``memory_format``), else a
+    copy."""
+    if self.device.type == "cpu" and memory_format is _mf.preserve_format:
+        return self
+    return self.to("cpu", memory_format=memory_format)
 
 
 @tensor_method
-def cuda(self, device=None, non_blocking=False, memory_format=None):
+def cuda(self, device=None, non_blocking=False, *, memory_format=_mf.preserve_format):
     """This tensor on a CUDA device (``device`` an index or a device; the current one when
     None): itself if it already is there, else a copy. Raises where CUDA is not available."""
     if device is None:
@@ -514,7 +547,7 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
         device = device if isinstance(device, _C.device) else _C.device(device)
         if device.type != "cuda":
             raise RuntimeError(f"Invalid device, must be a cuda device, not {device}")
-    return self.to(device, non_blocking=non_blocking)
+    return self.to(device, non_blocking=non_blocking, memory_format=memory_format)
 
 
 @tensor_method
@@ -552,12 +585,22 @@ def pin_memory(self, device=None):
     return _C._cuda_pin_memory(self)
 
 
-def _caster(name, dtype):
-    def cast(self, memory_format=None):
-        return self._to_dtype(dtype, False)
+def _cast(self, dtype, memory_format):
+    """``self.to(dtype, memory_format=memory_format)``, the dtype's own op when it can be."""
+    if memory_format is _mf.preserve_format:
+        if dtype == self.dtype:
+            return self
+        if _C_is_contiguous(self):  # (the cast is contiguous too)
+            return self._to_dtype(dtype, False)
+    return _to_format(self, dtype, None, False, False, _mf.check(memory_format, "to"))
 
-    cast.__name__ = name
-    cast.__doc__ = f"``self.to({dtype})``"
+
+def _caster(name, dtype):
+    def cast(self, *, memory_format=_mf.preserve_format):
+        return _cast(self, dtype, memory_format)
+
+    cast.__name__ = cast.__qualname__ = name
+    cast.__doc__ = f"``self.to({dtype}, memory_format=memory_format)``"
     tensor_method(cast)
 
 
@@ -577,15 +620,15 @@ for _name, _dt in (
 
 
 def _complex_caster(name, real):
-    def cast(self, memory_format=None):
+    def cast(self, *, memory_format=_mf.preserve_format):
         if real is None:
             raise RuntimeError(
                 f"{name}(): torch.complex32 (ComplexHalf) is not supported here; use "
                 "self.cfloat() (complex64) instead"
             )
-        return self._to_dtype(real, False)
+        return _cast(self, real, memory_format)
 
-    cast.__name__ = name
+    cast.__name__ = cast.__qualname__ = name
     cast.__doc__ = f"``self.to({real})``" if real is not None else "complex32: not supported"
     tensor_method(cast)
 
@@ -601,13 +644,62 @@ def type(self, dtype=None, non_blocking=False, **kwargs):
     class or its name, the tensor cast to it."""
     if dtype is None:
         return legacy_type_name(self.dtype)
-    return self._to_dtype(parse_type(dtype), False)
+    return _cast(self, parse_type(dtype), kwargs.get("memory_format", _mf.preserve_format))
 
 
 @tensor_method
 def type_as(self, other):
     """This tensor cast to ``other``'s dtype (itself when the dtypes match)."""
-    return self._to_dtype(other.dtype, False)
+    return _cast(self, other.dtype, _mf.preserve_format)
+
+
+# ---------------------------------------------------------------- memory formats
+_C_is_contiguous = Tensor.is_contiguous
+_C_contiguous = Tensor.contiguous
+_C_clone = Tensor.clone
+
+
+@tensor_method
+def is_contiguous(self, *, memory_format=_mf.contiguous_format):
+    """Whether the elements lie in memory without gaps in the order ``memory_format`` names
+    (row-major by default; NHWC for ``torch.channels_last``). Dims of size 1 may have any
+    stride."""
+    if memory_format is _mf.contiguous_format:
+        return _C_is_contiguous(self)
+    return _mf.is_contiguous(self, _mf.check(memory_format, "is_contiguous", optional=False))
+
+
+@tensor_method
+def contiguous(self, *, memory_format=_mf.contiguous_format):
+    """This tensor if it is contiguous in ``memory_format``, else a copy that is."""
+    if memory_format is _mf.contiguous_format:
+        return _C_contiguous(self)
+    fmt = _mf.check(memory_format, "contiguous", optional=False)
+    if _mf.is_contiguous(self, fmt):
+        return self
+    if fmt is _mf.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return _mf.empty_strided(
+        self.shape, _mf.target_strides(self, fmt), self.dtype, self.device
+    ).copy_(self)
+
+
+@tensor_method
+def clone(self, *, memory_format=_mf.preserve_format):
+    """A copy with its own memory. ``memory_format`` lays it out: by default
+    (``torch.preserve_format``) a dense tensor keeps its strides and any other is made dense
+    with its dims in the same order."""
+    if memory_format is None or memory_format is _mf.preserve_format:
+        if _C_is_contiguous(self):  # (the copy is contiguous too)
+            return _C_clone(self)
+        fmt = _mf.preserve_format
+    else:
+        fmt = _mf.check(memory_format, "clone")
+        if fmt is _mf.contiguous_format:
+            return _C_clone(self)
+    return _mf.empty_strided(
+        self.shape, _mf.target_strides(self, fmt), self.dtype, self.device
+    ).copy_(self)
 
 
 @tensor_method

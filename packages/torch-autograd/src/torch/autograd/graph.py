@@ -19,7 +19,7 @@ import traceback
 import weakref
 
 import torch
-from torch import _C
+from torch import _C, _memory_format
 from torch._sparse import _SPARSE_TYPES
 from torch._tensor import tensor_method
 
@@ -450,16 +450,34 @@ class AccumulateGrad(Node):
         elif old is None:
             if _grad_enabled():
                 var.grad = grad
-            elif sys.getrefcount(grad) <= _UNSHARED_REFS and _sole_owner(grad):
+            elif (
+                sys.getrefcount(grad) <= _UNSHARED_REFS
+                and _sole_owner(grad)
+                and _is_contiguous(var)
+            ):
                 var.grad = grad  # nobody else holds it: no copy needed
             else:  # it may be shared with other leaves, a view, or the caller
-                var.grad = grad.detach().clone()
+                var.grad = _copy_in_layout_of(grad.detach(), var)
         elif _grad_enabled():
             var.grad = old + grad
         else:
             old += grad
         for hook in var._post_accumulate_hooks:
             hook(var)
+
+
+_is_contiguous = Tensor.is_contiguous
+
+
+def _copy_in_layout_of(grad, var):
+    """A copy of ``grad`` with ``var``'s strides where ``var`` is dense (a channels-last
+    parameter gets a channels-last gradient, as in PyTorch), else a contiguous one."""
+    if _is_contiguous(var):
+        return grad.clone(memory_format=torch.contiguous_format)
+    strides = var.stride()
+    if not _memory_format.is_dense(tuple(var.shape), strides):
+        return grad.clone(memory_format=torch.contiguous_format)
+    return _memory_format.empty_strided(var.shape, strides, grad.dtype, grad.device).copy_(grad)
 
 
 tensor_method((), "_backward_hooks")  # hooks of a leaf, run on its gradient before accumulation

@@ -368,7 +368,7 @@ class _CodeGen:
             return repr(a)
         if isinstance(a, float):
             return repr(a)  # inf / nan are globals
-        if isinstance(a, torch.dtype):
+        if isinstance(a, (torch.dtype, torch.memory_format)):
             return str(a)
         if isinstance(a, torch.device):
             return f"torch.device({str(a)!r})"

@@ -196,7 +196,9 @@ class TracerBase:
         if (
             a is None
             or a is Ellipsis
-            or isinstance(a, (bool, int, float, complex, str, torch.dtype, torch.device))
+            or isinstance(
+                a, (bool, int, float, complex, str, torch.dtype, torch.device, torch.memory_format)
+            )
         ):
             return a
         if isinstance(a, (types.FunctionType, types.BuiltinFunctionType, _ProxyAware)) or callable(

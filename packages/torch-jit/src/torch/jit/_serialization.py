@@ -77,6 +77,8 @@ class _Writer:
             return {"$dtype": str(obj).replace("torch.", "")}
         if isinstance(obj, torch.device):
             return {"$device": str(obj)}
+        if isinstance(obj, torch.memory_format):
+            return {"$memory_format": str(obj).replace("torch.", "")}
         if obj is _script._NO_DEFAULT:
             return {"$nodefault": True}
         if isinstance(obj, ScriptFunction):
@@ -168,6 +170,11 @@ class _Reader:
             return dt
         if tag == "$device":
             return torch.device(val)
+        if tag == "$memory_format":
+            fmt = getattr(torch, str(val), None)
+            if not isinstance(fmt, torch.memory_format):
+                raise RuntimeError(f"torch.jit.load: unknown memory format {val!r}")
+            return fmt
         if tag == "$nodefault":
             return _script._NO_DEFAULT
         if tag == "$fn":

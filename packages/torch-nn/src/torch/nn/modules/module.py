@@ -426,9 +426,16 @@ class Module(_ModuleHooks):
 
     def to(self, *args, **kwargs):
         """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(tensor)``: converts
-        floating-point parameters and buffers (integer ones keep their dtype).  In place;
-        returns self."""
+        floating-point parameters and buffers (integer ones keep their dtype).  The keyword
+        ``memory_format`` (``torch.channels_last``, ...) lays out the 4-D and 5-D ones.  In
+        place; returns self."""
         dtype, device = kwargs.get("dtype"), kwargs.get("device")
+        memory_format = kwargs.get("memory_format")
+        if memory_format is not None and not isinstance(memory_format, torch.memory_format):
+            raise TypeError(
+                "to(): argument 'memory_format' must be torch.memory_format, not "
+                f"{type(memory_format).__name__}"
+            )
         for a in args:
             if isinstance(a, torch.dtype):
                 dtype = a
@@ -451,6 +458,8 @@ class Module(_ModuleHooks):
                 t = t.to(device)
             if dtype is not None and t.is_floating_point():
                 t = t.to(dtype)
+            if memory_format is not None and t.dim() in (4, 5):
+                t = t.to(memory_format=memory_format)
             return t
 
         return self._apply(convert)
