@@ -2,12 +2,12 @@
 helpers (make_functional, make_functional_with_buffers, combine_state_for_ensemble), checked
 against the modules themselves and torch.autograd."""
 
+import functorch as ft
 import pytest
 
 import torch
 
-nn = pytest.importorskip("torch.nn")
-ft = pytest.importorskip("functorch")
+nn = pytest.importorskip("torch.nn")  # (the functional-module helpers need torch-nn)
 
 
 def _mlp():
