@@ -356,7 +356,13 @@ def test_like_values():
     assert r.stride() == (60, 1, 15, 3) and bool(((r >= 0) & (r < 1)).all())
     k = torch.randint_like(y, 3, 5)
     assert bool(((k >= 3) & (k < 5)).all())
-    assert torch.zeros_like(y, requires_grad=True).requires_grad
+
+
+def test_like_requires_grad():
+    pytest.importorskip("torch.autograd")  # (a core-only install has no autograd)
+    y = torch.empty(2, 3, 4, 5, memory_format=CL)
+    z = torch.zeros_like(y, requires_grad=True)
+    assert z.requires_grad and z.stride() == y.stride()
 
 
 # ---------------------------------------------------------------- values through ops
