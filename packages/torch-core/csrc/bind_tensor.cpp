@@ -1,7 +1,24 @@
 // bind_tensor.cpp — Tensor's metadata, views, item access and casts.
 #include "bind.h"
 
+// after Python.h (from bind.h)
+#include <map>
+
 namespace tc {
+
+namespace {
+// torch.device objects are immutable, so a tensor's .device hands out one shared object per
+// device rather than a new one each call (user code reads x.device on every step).
+py::object device_object(const Device& d) {
+  static auto& cache = *new std::map<std::pair<int, int>, py::object>();  // (never freed)
+  const std::pair<int, int> key{int(d.type), d.index};
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  py::object o = py::cast(d);
+  cache.emplace(key, o);
+  return o;
+}
+}  // namespace
 
 static py::object& g_autograd_missing =
     *new py::object();  // leaked: outlives the interpreter  // set: requires_grad=True raises until
@@ -131,7 +148,8 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def("size", [](const StorageRef& r) { return r.s->nbytes; })
       .def("__len__", [](const StorageRef& r) { return r.s->nbytes; })
       .def("element_size", [](const StorageRef&) { return 1; })
-      .def_property_readonly("device", [](const StorageRef& r) { return r.s->device; })
+      .def_property_readonly("device",
+                             [](const StorageRef& r) { return device_object(r.s->device); })
       .def("_key", [](const StorageRef& r) { return reinterpret_cast<uintptr_t>(r.s.get()); })
       .def(
           "_move_into", [](const StorageRef& r, py::handle obj) { move_storage_into(r.s, obj); },
@@ -209,7 +227,7 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
           },
           py::arg("dim") = py::none(), nograd)
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
-      .def_property_readonly("device", [](const Tensor& t) { return t.device(); })
+      .def_property_readonly("device", [](const Tensor& t) { return device_object(t.device()); })
       .def_property_readonly("is_cuda",
                              [](const Tensor& t) { return t.device().type == DeviceType::CUDA; })
       .def_property_readonly("is_cpu",
@@ -232,6 +250,12 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def(
           "_storage_ptr",
           [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()->storage->data); },
+          nograd)
+      .def(
+          "_shares_storage",
+          [](const Tensor& t, const Tensor& other) {
+            return t.impl()->storage == other.impl()->storage;
+          },
           nograd)
       .def(
           "_storage_nbytes", [](const Tensor& t) { return t.impl()->storage->nbytes; }, nograd)

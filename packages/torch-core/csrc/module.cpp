@@ -156,9 +156,43 @@ DimList to_dims(py::handle h, const char* op) {
 }
 
 py::object size_object(const Shape& s) {
-  py::tuple t(s.size());
-  for (size_t i = 0; i < s.size(); i++) t[i] = py::int_(s[i]);
-  return g_size_class ? g_size_class(t) : py::object(t);
+  const Py_ssize_t n = Py_ssize_t(s.size());
+  // torch.Size is a tuple subclass with no __dict__ (torch/_size.py): filled in place, as
+  // tuple's own constructor fills a subclass, without a call through the Python class.
+  PyTypeObject* tp =
+      g_size_class ? reinterpret_cast<PyTypeObject*>(g_size_class.ptr()) : &PyTuple_Type;
+  py::object t =
+      py::reinterpret_steal<py::object>(tp == &PyTuple_Type ? PyTuple_New(n) : tp->tp_alloc(tp, n));
+  if (!t) throw py::error_already_set();
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject* v = PyLong_FromLongLong(s[size_t(i)]);
+    if (!v) throw py::error_already_set();
+    PyTuple_SET_ITEM(t.ptr(), i, v);
+  }
+  return t;
+}
+
+// torch.Size's base: a tuple whose slices are of the caller's type (Size(...)[1:] is a
+// Size). Indexing is tuple's own C path: `x.shape[0]` runs no Python code.
+static PyObject* size_subscript(PyObject* self, PyObject* item) {
+  PyObject* r = PyTuple_Type.tp_as_mapping->mp_subscript(self, item);
+  if (!r || !PySlice_Check(item)) return r;
+  PyObject* out = PyObject_CallOneArg(reinterpret_cast<PyObject*>(Py_TYPE(self)), r);
+  Py_DECREF(r);
+  return out;
+}
+
+static py::object make_size_base() {
+  static PyType_Slot slots[] = {
+      {Py_mp_subscript, reinterpret_cast<void*>(size_subscript)},
+      {Py_tp_doc, const_cast<char*>("tuple whose slices keep the subclass (torch.Size's base)")},
+      {0, nullptr}};
+  static PyType_Spec spec = {"torch._C._SizeBase", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+                             slots};
+  py::tuple bases = py::make_tuple(py::handle(reinterpret_cast<PyObject*>(&PyTuple_Type)));
+  PyObject* type = PyType_FromSpecWithBases(&spec, bases.ptr());
+  if (!type) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(type);
 }
 
 Generator* opt_generator(py::handle h) { return h.is_none() ? nullptr : &h.cast<Generator&>(); }
@@ -341,7 +375,17 @@ PYBIND11_MODULE(_C, m) {
   m.def("_onednn_enabled", &onednn_enabled, nograd);
   m.def("_onednn_runs", &onednn_runs, "Convolutions oneDNN ran so far (for tests).", nograd);
   m.def("_set_onednn_enabled", &set_onednn_enabled, py::arg("enabled"), nograd);
-  m.def("_set_size_class", [](py::object cls) { g_size_class = cls; }, nograd);
+  m.attr("_SizeBase") = make_size_base();
+  m.def(
+      "_set_size_class",
+      [](py::object cls) {
+        TC_CHECK(PyType_Check(cls.ptr()) &&
+                     PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()), &PyTuple_Type) &&
+                     reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_dictoffset == 0,
+                 Type, "_set_size_class: expected a tuple subclass without __dict__");
+        g_size_class = cls;
+      },
+      nograd);
 
   // ---------------------------------------------------------------- tensors
   py::class_<Tensor> cls(m, "Tensor", py::dynamic_attr(),

@@ -114,20 +114,34 @@ template <class A, bool kMax>
   using I = std::conditional_t<sizeof(A) == 4, int32_t, int64_t>;
   typedef A V __attribute__((vector_size(32)));
   typedef I IV __attribute__((vector_size(32)));
-  V acc = V{} + init;
-  IV nan = {};
+#define TC_PICK(a, b) (kMax ? ((a) > (b) ? (a) : (b)) : ((a) < (b) ? (a) : (b)))
+  // Four independent accumulators: one would wait on its own compare every step.
+  V acc[4] = {V{} + init, V{} + init, V{} + init, V{} + init};
+  IV nan[4] = {};
   int64_t i = 0;
+  for (; i + 4 * L <= n; i += 4 * L)
+    for (int k = 0; k < 4; k++) {
+      V x;
+      std::memcpy(&x, p + i + k * L, sizeof x);
+      nan[k] |= x != x;
+      acc[k] = TC_PICK(x, acc[k]);
+    }
   for (; i + L <= n; i += L) {
     V x;
     std::memcpy(&x, p + i, sizeof x);
-    nan |= x != x;
-    acc = kMax ? (x > acc ? x : acc) : (x < acc ? x : acc);
+    nan[0] |= x != x;
+    acc[0] = TC_PICK(x, acc[0]);
   }
+  acc[0] = TC_PICK(acc[0], acc[1]);
+  acc[2] = TC_PICK(acc[2], acc[3]);
+  acc[0] = TC_PICK(acc[0], acc[2]);
+#undef TC_PICK
+  nan[0] |= nan[1] | nan[2] | nan[3];
   A r = init;
   bool seen_nan = false;
   for (int l = 0; l < L; l++) {
-    seen_nan |= nan[l] != 0;
-    r = kMax ? (acc[l] > r ? acc[l] : r) : (acc[l] < r ? acc[l] : r);
+    seen_nan |= nan[0][l] != 0;
+    r = kMax ? (acc[0][l] > r ? acc[0][l] : r) : (acc[0][l] < r ? acc[0][l] : r);
   }
   for (; i < n; i++) {
     seen_nan |= p[i] != p[i];

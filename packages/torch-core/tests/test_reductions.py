@@ -66,6 +66,22 @@ def test_nan_wins_max_and_min():
     assert math.isnan(torch.amax(t, 0).item())
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_amax_amin_of_runs_match_numpy_at_every_length_and_nan_position(dtype):
+    # The vector loop keeps four accumulators: lengths around its 4-vector step, NaN in each
+    rng = np.random.default_rng(0)
+    for n in list(range(1, 70)) + [127, 128, 129, 4099]:
+        a = rng.standard_normal(n).astype(dtype)
+        t = torch.from_numpy(a)
+        assert t.amax().item() == a.max() and t.amin().item() == a.min()
+        assert t.max().item() == a.max() and t.min().item() == a.min()
+        for pos in {0, n // 3, n // 2, n - 1}:
+            b = a.copy()
+            b[pos] = np.nan
+            tb = torch.from_numpy(b)
+            assert math.isnan(tb.amax().item()) and math.isnan(tb.amin().item()), (n, pos)
+
+
 @pytest.mark.parametrize("dtype", [torch.int8, torch.uint8, torch.int32, torch.bool], ids=SHORT.get)
 def test_sum_and_prod_of_integers_widen_to_int64(dtype):
     t = torch.ones(300, dtype=dtype)

@@ -108,6 +108,33 @@ def test_size_is_a_tuple_that_prints_like_pytorch():
     assert torch.zeros(size).shape == size
 
 
+def test_size_indexing_slicing_and_pickling_match_tuples():
+    import pickle
+
+    shape = torch.zeros(2, 3, 4, 5).shape
+    plain = (2, 3, 4, 5)
+    for i in range(-4, 4):
+        assert shape[i] == plain[i] and type(shape[i]) is int
+    for sl in (slice(1, None), slice(None, -1), slice(None, None, -1), slice(None, None, 2)):
+        assert shape[sl] == plain[sl] and type(shape[sl]) is torch.Size
+    assert shape[1:].numel() == 60
+    with pytest.raises(IndexError):
+        shape[4]
+    with pytest.raises(TypeError):
+        shape["a"]
+    assert type(shape + (6,)) is torch.Size and (1,) + shape == (1, *plain)
+    back = pickle.loads(pickle.dumps(shape))
+    assert back == shape and type(back) is torch.Size
+    assert not hasattr(shape, "__dict__") and hash(shape) == hash(plain)
+    assert torch.Size() == () and type(torch.Size(iter([1, 2]))) is torch.Size
+
+
+def test_device_property_is_equal_across_tensors_and_calls():
+    a, b = torch.zeros(2), torch.ones(3)
+    assert a.device == b.device == torch.device("cpu") and a.device.type == "cpu"
+    assert a.untyped_storage().device == a.device and hash(a.device) == hash(torch.device("cpu"))
+
+
 def test_contiguity():
     t = torch.zeros(3, 4)
     assert t.is_contiguous()

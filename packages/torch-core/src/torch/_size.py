@@ -1,17 +1,16 @@
 """torch.Size: the shape of a tensor, a tuple of ints."""
 
+from torch import _C
 
-class Size(tuple):
-    """The result of ``Tensor.size()`` and ``Tensor.shape``: a tuple subclass."""
+
+class Size(_C._SizeBase):
+    """The result of ``Tensor.size()`` and ``Tensor.shape``: a tuple subclass. Its base
+    (csrc/module.cpp) indexes in C and makes slices Sizes."""
 
     __slots__ = ()
 
     def __repr__(self):
         return f"torch.Size([{', '.join(str(s) for s in self)}])"
-
-    def __getitem__(self, index):
-        result = tuple.__getitem__(self, index)
-        return Size(result) if isinstance(index, slice) else result
 
     def __add__(self, other):
         return Size(tuple.__add__(self, tuple(other)))

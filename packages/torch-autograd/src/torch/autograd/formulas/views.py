@@ -10,7 +10,7 @@ class _View(Formula):
     clone_for_inplace = False
 
     def save(self, out, x, *args, **kwargs):
-        self.shape = tuple(x.shape)
+        self.shape = x.shape  # (a torch.Size: immutable)
         return (x,)
 
 
@@ -31,8 +31,8 @@ class ReshapeAliasBackward0(ViewBackward0):
     view = "maybe"
 
     def save(self, out, x, *args, **kwargs):
-        self.shape = tuple(x.shape)
-        self.__class__ = _ReshapeView if out._storage_ptr() == x._storage_ptr() else _ReshapeCopy
+        self.shape = x.shape
+        self.__class__ = _ReshapeView if out._shares_storage(x) else _ReshapeCopy
         return (x,)
 
 
