@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "bind.h"
+#include "cpu_gemm.h"
 #include "kernels.h"
 #include "vecmath.h"
 
@@ -514,6 +515,159 @@ py::object fused_elementwise(const std::vector<int64_t>& code, const std::vector
   return py::cast(outs);
 }
 
+// ---------------------------------------------------------------- a product's epilogue
+// Note [Epilogue fusion]: `F.linear(x, w, b)` followed by a fusion group that reads its
+// result y (M x N) and nothing else of that size. The rows of y are made in chunks that fit
+// in L2, each thread its own chunks: the chunk is filled with the bias, the single-threaded
+// product is added into it (as eager's addmm does: bias copied, then beta = 1), and the
+// program runs on the chunk's rows at once. y itself is never written to memory.
+template <class T>
+void run_linear_program(const Program& p, const Tensor& x, const Tensor& w, const Tensor* bias,
+                        const std::vector<Tensor>& inputs, int slot,
+                        const std::vector<Tensor>& outs) {
+  const int64_t M = x.size(0), K = x.size(1), N = w.size(0);
+  if (M == 0 || N == 0) return;
+  const int n_in = p.n_inputs;
+  // each input's (row, column) element strides against (M, N); 0 where it broadcasts
+  std::vector<int64_t> srow(n_in, 0), scol(n_in, 0);
+  for (int j = 0; j < n_in; j++) {
+    if (j == slot) continue;
+    const Tensor& t = inputs[j];
+    if (t.dim() >= 1 && t.size(t.dim() - 1) != 1) scol[j] = t.stride(t.dim() - 1);
+    if (t.dim() == 2 && t.size(0) != 1) srow[j] = t.stride(0);
+  }
+  // Chunks of about 64 KiB of y, at least 8 rows; one row at a time through the program.
+  const int64_t rows = std::max<int64_t>(8, (int64_t(64) << 10) / int64_t(sizeof(T) * N));
+  const int64_t nchunks = (M + rows - 1) / rows;
+  const double flops = double(M) * double(N) * double(K);
+  int nt = flops >= kParallelGemm ? int(std::min<int64_t>(get_num_threads(), nchunks)) : 1;
+  const T* px = x.data_as<T>();
+  const T* pw = w.data_as<T>();
+  const T* pb = bias ? bias->data_as<T>() : nullptr;
+  std::vector<T*> out_base(p.n_regs, nullptr);
+  for (size_t k = 0; k < p.outputs.size(); k++) out_base[p.outputs[k]] = outs[k].data_as<T>();
+  const MathFns<T>& fns = math_fns<T>();
+  const int64_t piece = std::min<int64_t>(N, kBlock);
+  const size_t stride = kBlock + 48;  // (see run_program)
+  auto chunk_work = [&](int64_t c0, int64_t c1) {
+    std::unique_ptr<T[]> y(new T[size_t(rows * N)]);
+    std::unique_ptr<T[]> scratch(new T[size_t(p.n_regs) * stride + 64]);
+    T* first =
+        scratch.get() + (64 - (reinterpret_cast<uintptr_t>(scratch.get()) / sizeof(T)) % 64) % 64;
+    T *R[kMaxRegs], *slot_mem[kMaxRegs];
+    for (int r = 0; r < p.n_regs; r++)
+      R[r] = slot_mem[r] = first + size_t(r) * stride + 16 * (r % 4);
+    for (int64_t c = c0; c < c1; c++) {
+      const int64_t r0 = c * rows, m = std::min(rows, M - r0);
+      for (int64_t i = 0; i < m; i++) {
+        T* row = y.get() + i * N;
+        if (pb)
+          std::copy(pb, pb + N, row);
+        else
+          std::fill(row, row + N, T(0));
+      }
+      cpu_gemm<T>(false, true, m, N, K, T(1), px + r0 * K, K, pw, K, T(1), y.get(), N);
+      for (int64_t i = 0; i < m; i++) {
+        const int64_t r = r0 + i;
+        for (int64_t j0 = 0; j0 < N; j0 += piece) {
+          const int64_t n = std::min(piece, N - j0);
+          for (int j = 0; j < n_in; j++) {
+            if (j == slot) {
+              R[j] = y.get() + i * N + j0;
+              continue;
+            }
+            const T* src = inputs[j].data_as<T>() + r * srow[j] + j0 * scol[j];
+            if (scol[j] == 1) {
+              R[j] = const_cast<T*>(src);
+            } else {
+              R[j] = slot_mem[j];
+              for (int64_t e = 0; e < n; e++) R[j][e] = src[e * scol[j]];
+            }
+          }
+          for (int reg = n_in; reg < p.n_regs; reg++)
+            if (out_base[reg]) R[reg] = out_base[reg] + r * N + j0;
+          run_block<T>(p.code.data(), int(p.code.size()), R, n, fns);
+        }
+      }
+    }
+  };
+  if (nt <= 1) {
+    int blas_threads = scipy_openblas_get_num_threads();
+    scipy_openblas_set_num_threads(1);
+    chunk_work(0, nchunks);
+    scipy_openblas_set_num_threads(blas_threads);
+    return;
+  }
+  on_threads(nt, [&](int t) {  // (BLAS single-threaded meanwhile)
+    chunk_work(nchunks * t / nt, nchunks * (t + 1) / nt);
+  });
+}
+
+// The outputs of the program with input `slot` taken as F.linear(x, w, bias); None where the
+// shapes do not suit (the caller then runs the product and the group apart).
+py::object fused_linear_elementwise(const Tensor& x, const Tensor& w, std::optional<Tensor> bias,
+                                    const std::vector<int64_t>& code,
+                                    const std::vector<double>& consts,
+                                    const std::vector<std::optional<Tensor>>& given, int64_t slot,
+                                    const std::vector<int64_t>& outputs) {
+  const char* op = "_fused_linear_elementwise";
+  Program p = check_program(code, consts, int64_t(given.size()), outputs);
+  TC_CHECK(slot >= 0 && slot < int64_t(given.size()) && !given[size_t(slot)], Value, op, ": input ",
+           slot, " must be None (the product's place)");
+  ScalarType dt = x.dtype();
+  TC_CHECK(dt == ScalarType::Float || dt == ScalarType::Double, Type, op,
+           ": expected float32 or float64, got ", dtype_name(dt));
+  auto plain = [&](const Tensor& t, const char* what) {
+    TC_CHECK(t.defined() && t.dtype() == dt && t.device().type == DeviceType::CPU, Type, op, ": ",
+             what, " must be a CPU tensor of ", dtype_name(dt));
+  };
+  plain(x, "input");
+  plain(w, "weight");
+  TC_CHECK(x.dim() == 2 && w.dim() == 2 && x.size(1) == w.size(1) && x.is_contiguous() &&
+               w.is_contiguous(),
+           Runtime, op, ": expected contiguous input (M, K) and weight (N, K), got ",
+           shape_str(x.sizes()), " and ", shape_str(w.sizes()));
+  const int64_t M = x.size(0), N = w.size(0);
+  TC_CHECK(std::max({M, N, x.size(1)}) < (int64_t(1) << 31), Value, op,
+           ": dims beyond 2^31 - 1: ", shape_str(x.sizes()), " ", shape_str(w.sizes()));
+  if (bias) {
+    plain(*bias, "bias");
+    TC_CHECK(bias->dim() == 1 && bias->size(0) == N && bias->is_contiguous(), Runtime, op,
+             ": expected a contiguous bias of shape (", N, "), got ", shape_str(bias->sizes()));
+  }
+  const Shape shape{M, N};
+  std::vector<Tensor> inputs(given.size());
+  for (size_t j = 0; j < given.size(); j++) {
+    if (int64_t(j) == slot) continue;
+    TC_CHECK(given[j].has_value(), Value, op, ": input ", j, " is None");
+    const Tensor& t = *given[j];
+    plain(t, "every input");
+    TC_CHECK(t.dim() <= 2 && broadcast_shapes(shape, t.sizes(), op) == shape, Runtime, op,
+             ": input ", j, " of shape ", shape_str(t.sizes()), " does not broadcast to ",
+             shape_str(shape));
+    inputs[j] = t;
+  }
+  // each output must depend on y or a full-size input (see fused_elementwise)
+  uint64_t deps[kMaxRegs] = {};
+  for (int j = 0; j < p.n_inputs; j++) deps[j] = uint64_t(1) << j;
+  for (const Instr& in : p.code)
+    deps[in.d] = deps[in.a] | (in.op < kFirstScalarOp ? deps[in.b] : 0);
+  for (int r : p.outputs) {
+    bool full = false;
+    for (int j = 0; j < p.n_inputs && !full; j++)
+      full = (deps[r] >> j & 1) && (j == slot || inputs[size_t(j)].sizes() == shape);
+    if (!full) return py::none();
+  }
+  std::vector<Tensor> outs;
+  for (size_t k = 0; k < p.outputs.size(); k++) outs.push_back(empty(shape, dt));
+  const Tensor* b = bias ? &*bias : nullptr;
+  if (dt == ScalarType::Float)
+    run_linear_program<float>(p, x, w, b, inputs, int(slot), outs);
+  else
+    run_linear_program<double>(p, x, w, b, inputs, int(slot), outs);
+  return py::cast(outs);
+}
+
 }  // namespace
 
 void bind_fused(py::module_& m) {
@@ -527,6 +681,16 @@ void bind_fused(py::module_& m) {
         "tensor of that shape; the result is None when an output depends only on inputs of a "
         "smaller broadcast shape (the ops must then run one by one).",
         py::arg("code"), py::arg("consts"), py::arg("inputs"), py::arg("outputs"), nograd);
+  m.def("_fused_linear_elementwise", &fused_linear_elementwise,
+        "_fused_linear_elementwise(input, weight, bias, code, consts, inputs, slot, outputs) -> "
+        "list of Tensor or None\n\n"
+        "The program of _fused_elementwise with input ``slot`` (None in ``inputs``) taken as "
+        "F.linear(input, weight, bias), made in row chunks that stay in cache and never "
+        "written whole (Note [Epilogue fusion]). input (M, K) and weight (N, K) contiguous, "
+        "bias (N,) or None; the other inputs broadcast to (M, N). None where an output would "
+        "be smaller than (M, N).",
+        py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("code"), py::arg("consts"),
+        py::arg("inputs"), py::arg("slot"), py::arg("outputs"), nograd);
 }
 
 }  // namespace tc

@@ -18,16 +18,20 @@ from torch.nn import functional as F
 
 @pytest.fixture
 def calls(monkeypatch):
-    """Counts the runs of the fused kernel (calls that did not answer None)."""
+    """Counts the runs of the fused kernels, alone or under a product (calls that did not
+    answer None)."""
     count = [0]
-    kernel = torch._C._fused_elementwise
 
-    def counted(*args):
-        out = kernel(*args)
-        count[0] += out is not None
-        return out
+    def counting(kernel):
+        def counted(*args):
+            out = kernel(*args)
+            count[0] += out is not None
+            return out
 
-    monkeypatch.setattr(torch._C, "_fused_elementwise", counted)
+        return counted
+
+    for name in ("_fused_elementwise", "_fused_linear_elementwise"):
+        monkeypatch.setattr(torch._C, name, counting(getattr(torch._C, name)))
     return count
 
 
@@ -131,10 +135,12 @@ def test_gelu_mlp_takes_the_fused_path(calls):
     torch.manual_seed(0)
     model, x = GeluMLP(), torch.randn(300, 16)
     _check(model, (x,), calls)
+    kinds = [n.kind for n in _executable(torch.jit.trace(model, x).graph).nodes]
+    assert kinds == ["prim::LinearFusionGroup", "F.linear"]  # (fc's product under the GELU)
     groups = [
         n
         for n in _executable(torch.jit.trace(model, x).graph).nodes
-        if n.kind == "prim::FusionGroup"
+        if n.kind == "prim::LinearFusionGroup"
     ]
     assert len(groups) == 1 and len(groups[0].blocks[0].nodes) == 8  # the whole GELU
     # against numpy, in float64

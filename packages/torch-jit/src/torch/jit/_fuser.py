@@ -15,6 +15,8 @@ functions (``x ** 2`` is ``x * x`` as in eager, ``x ** 0.5`` a square root), so 
 gives the numbers of the unfused one.
 """
 
+import math
+
 import torch
 
 # The op codes of csrc/fused.cpp (enum FusedOp), in order.
@@ -215,6 +217,43 @@ class Program:
             return None
         except RuntimeError:  # shapes that do not broadcast: the op-by-op path says which op
             return None
+
+    def run_linear(self, x, w, b, others, slot):
+        """The group's outputs with input ``slot`` taken as ``F.linear(x, w, b)``, made in
+        row chunks under the program (csrc/fused.cpp's Note [Epilogue fusion]), or ``None``
+        when these tensors need the product and the group apart: an input other than the
+        product's size, a bias or weight of another form, not all float32 or float64 CPU."""
+        tensors = [x, w, *others] + ([b] if b is not None else [])
+        if any(t.__class__ not in _OK_TYPES for t in tensors):
+            return None
+        if x.dim() < 2 or w.dim() != 2 or (b is not None and b.dim() != 1):
+            return None
+        lead, n = tuple(x.shape[:-1]), w.shape[0]
+        full, m = (*lead, n), math.prod(lead)
+        ins = []
+        for t in others:  # (each as a 2-D (m, n) operand, or one that broadcasts along rows)
+            if t.dim() <= 1 or (x.dim() == 2 and t.dim() == 2):
+                ins.append(t)
+            elif tuple(t.shape) == full:
+                ins.append(t.reshape(m, n))
+            else:
+                return None
+        ins.insert(slot, None)
+        b = b.contiguous() if b is not None else None
+        try:
+            outs = torch._C._fused_linear_elementwise(
+                x.reshape(m, x.shape[-1]).contiguous(),
+                w.contiguous(),
+                b,
+                self.code,
+                self.consts,
+                ins,
+                slot,
+                self.outputs,
+            )
+        except (TypeError, RuntimeError):  # dtypes or shapes that F.linear itself must judge
+            return None
+        return None if outs is None else [o.view(full) for o in outs]
 
 
 def compile_group(node):

@@ -11,7 +11,9 @@
 - :func:`fuse_elementwise` groups runs of elementwise ops into ``prim::FusionGroup``
   nodes. A group is one node whose block lists its elementwise ops over the group's
   inputs; the interpreter runs it as one pass of the core's fused kernel
-  (:mod:`torch.jit._fuser`), or op by op where the kernel does not apply.
+  (:mod:`torch.jit._fuser`), or op by op where the kernel does not apply;
+- :func:`absorb_linear_products` (at run time only) hands a group the ``F.linear`` whose
+  result only it reads, so the product is made chunk by chunk under the group's program.
 
 Random ops and ops that write into their inputs are never folded or merged, and a graph
 containing in-place ops is not rewritten by CSE or folding at all (values stop being
@@ -509,6 +511,70 @@ def fuse_elementwise(graph, min_size=2):
             new_nodes.append(n)
     close()
     graph.nodes = new_nodes
+    return made
+
+
+def absorb_linear_products(graph):
+    """Give each fusion group the ``F.linear`` whose result it alone reads, as one
+    ``prim::LinearFusionGroup`` node: args ``(input, weight, bias, *the group's other
+    args)``, attribute ``slot`` the place of the product among the group's inputs, the
+    group's block unchanged. The interpreter makes the product in row chunks and runs the
+    group's program on each chunk while it is in cache (Note [Epilogue fusion] in
+    csrc/fused.cpp), so the product is never written whole; where that kernel does not
+    apply it runs ``F.linear`` and the group. Only for what the traced shapes show safe:
+    every output of the group has the product's shape, nothing else reads the product.
+    Graphs with in-place ops are left alone. Returns the number of groups given a product.
+    (A run-time rewrite only: saved and exported graphs keep plain groups.)"""
+    if _mutating(graph):
+        return 0
+    reads = {}
+
+    def count(nodes):  # (a group's own block reads only its inputs: not counted)
+        for n in nodes:
+            for v in n.inputs:
+                reads[v] = reads.get(v, 0) + 1
+            for b in n.blocks if n.kind != "prim::FusionGroup" else ():
+                count(b.nodes)
+                for v in values_in(b.outputs):
+                    reads[v] = reads.get(v, 0) + 2
+
+    count(graph.nodes)
+    for v in values_in(graph.out):
+        reads[v] = reads.get(v, 0) + 2
+    producer = {v: n for n in graph.nodes for v in n.outputs}
+    replace, made = {}, 0
+    for g in graph.nodes:
+        if g.kind != "prim::FusionGroup" or g.kwargs:
+            continue
+        for slot, v in enumerate(g.args):
+            p = producer.get(v)
+            if p is None or p.kind != "F.linear" or p in replace or reads.get(v) != 1:
+                continue
+            args = dict(zip(("input", "weight", "bias"), p.args))
+            args.update(p.kwargs)
+            if len(p.args) > 3 or set(args) - {"input", "weight", "bias"}:
+                continue
+            x, w, b = args.get("input"), args.get("weight"), args.get("bias")
+            if not isinstance(x, Value) or not isinstance(w, Value) or v.shape is None:
+                continue
+            if len(v.shape) < 2 or any(o.shape != v.shape for o in g.outputs):
+                continue
+            rest = tuple(a for i, a in enumerate(g.args) if i != slot)
+            replace[p] = []
+            replace[g] = [
+                Node(
+                    "prim::LinearFusionGroup",
+                    args=(x, w, b, *rest),
+                    out=g.out,
+                    attrs={**g.attrs, "slot": slot},
+                    blocks=g.blocks,
+                    source=g.source,
+                )
+            ]
+            made += 1
+            break
+    if made:
+        graph.nodes = [m for n in graph.nodes for m in replace.get(n, [n])]
     return made
 
 

@@ -43,6 +43,9 @@ def run_nodes(nodes, env):
             if kind == "prim::FusionGroup":
                 _run_fusion(node, env)
                 continue
+            if kind == "prim::LinearFusionGroup":
+                _run_linear_fusion(node, env)
+                continue
             if kind == "prim::NoGrad":
                 with torch.no_grad():
                     _bind(node.out, tuple(run_block(node.blocks[0], env)), env)
@@ -93,27 +96,47 @@ def _run_loop(node, env):
     _bind(node.out, tuple(carried), env)
 
 
-def _run_fusion(node, env):
+def _program(node, tensors):
+    """The group's compiled program where its fused kernel may run on ``tensors``, else
+    None: while tracing, when one requires grad (and grad mode is on), under CPU autocast
+    (which may cast some of the ops), or for ops the kernel lacks."""
+    if not _trace_off():
+        return None
+    program = node._fn
+    if program is None:
+        program = node._fn = _fuser.compile_group(node) or False
+    if not program or torch.is_autocast_enabled("cpu"):
+        return None
+    if torch.is_grad_enabled() and any(
+        isinstance(x, torch.Tensor) and x.requires_grad for x in tensors
+    ):
+        return None
+    return program
+
+
+def _run_fusion(node, env, ins=None):
     """A fusion group: one pass of the core's fused kernel (torch/jit/_fuser.py) where it
-    can, else its elementwise ops one by one: while tracing, when an input requires grad
-    (and grad mode is on), under CPU autocast, or for inputs and ops the kernel lacks."""
-    ins = [env[v] for v in node.args]  # (a group's arguments are its input values)
-    outs = None
-    if _trace_off():
-        program = node._fn
-        if program is None:
-            program = node._fn = _fuser.compile_group(node) or False
-        if (
-            program
-            and not (
-                torch.is_grad_enabled()
-                and any(isinstance(x, torch.Tensor) and x.requires_grad for x in ins)
-            )
-            and not torch.is_autocast_enabled("cpu")  # (autocast may cast some of the ops)
-        ):
-            outs = program.run(ins)
+    can, else its elementwise ops one by one (see :func:`_program`)."""
+    if ins is None:
+        ins = [env[v] for v in node.args]  # (a group's arguments are its input values)
+    program = _program(node, ins)
+    outs = program.run(ins) if program else None
     if outs is None:
         outs = run_block(node.blocks[0], env, ins)
+    _bind(node.out, tuple(outs) if isinstance(node.out, tuple) else outs[0], env)
+
+
+def _run_linear_fusion(node, env):
+    """A fusion group with the ``F.linear`` it reads (:func:`_passes.absorb_linear_products`):
+    the product made chunk by chunk under the group's program where the kernel applies,
+    else the product, then the group as :func:`_run_fusion` runs it."""
+    x, w, b, *rest = map_values(node.args, env.__getitem__)
+    slot = node.attrs["slot"]
+    program = _program(node, [x, w, b, *rest])
+    outs = program.run_linear(x, w, b, rest, slot) if program else None
+    if outs is None:
+        ins = rest[:slot] + [torch.nn.functional.linear(x, w, b)] + rest[slot:]
+        return _run_fusion(node, env, ins)
     _bind(node.out, tuple(outs) if isinstance(node.out, tuple) else outs[0], env)
 
 
@@ -124,12 +147,12 @@ def _executable(graph):
     cached = getattr(graph, "_exec_cache", None)
     if cached is not None and cached[0] is graph.nodes and cached[1] == len(graph.nodes):
         return cached[2]
-    run = graph
+    run, fused, changed = graph, copy_graph(graph), 0
     if not any(n.kind == "prim::FusionGroup" for n in graph.nodes):
-        fused = copy_graph(graph)
         # (matmul sums first: their bias additions then join the elementwise group)
-        if _passes.accumulate_matmuls(fused) + _passes.fuse_elementwise(fused):
-            run = fused
+        changed = _passes.accumulate_matmuls(fused) + _passes.fuse_elementwise(fused)
+    if _passes.absorb_linear_products(fused) + changed:
+        run = fused
     graph._exec_cache = (graph.nodes, len(graph.nodes), run)
     return run
 
