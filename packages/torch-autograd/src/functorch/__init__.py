@@ -8,7 +8,8 @@ their ``FunctionalModule``/``FunctionalModuleWithBuffers``, need torch.nn: they 
 use (:mod:`functorch._make_functional`).
 """
 
-from torch.func import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp, vmap
+import torch.func
+from torch.func import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp, vmap  # noqa: F401
 
 _MODULE_HELPERS = (
     "FunctionalModule",
@@ -17,18 +18,11 @@ _MODULE_HELPERS = (
     "make_functional",
     "make_functional_with_buffers",
 )
-
+# torch.func's transforms (its module helpers functional_call and stack_module_state are
+# not functorch's), then this package's own
 __all__ = [
-    "grad",
-    "grad_and_value",
-    "hessian",
-    "jacfwd",
-    "jacrev",
-    "jvp",
-    "vjp",
-    "vmap",
-    *_MODULE_HELPERS,
-]
+    name for name in torch.func.__all__ if name not in ("functional_call", "stack_module_state")
+] + list(_MODULE_HELPERS)
 
 
 def __getattr__(name):
