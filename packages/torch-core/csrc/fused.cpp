@@ -548,6 +548,12 @@ void run_linear_program(const Program& p, const Tensor& x, const Tensor& w, cons
   for (size_t k = 0; k < p.outputs.size(); k++) out_base[p.outputs[k]] = outs[k].data_as<T>();
   const MathFns<T>& fns = math_fns<T>();
   const int64_t piece = std::min<int64_t>(N, kBlock);
+  // Where every other input is a number or a dense (M, N) tensor, a chunk's rows are one run
+  // (pieces span rows); else each row goes by itself (a bias row, a column, strides).
+  bool flat = true;
+  for (int j = 0; j < n_in; j++)
+    if (j != slot)
+      flat = flat && ((srow[j] == 0 && scol[j] == 0) || (srow[j] == N && scol[j] == 1));
   const size_t stride = kBlock + 48;  // (see run_program)
   auto chunk_work = [&](int64_t c0, int64_t c1) {
     std::unique_ptr<T[]> y(new T[size_t(rows * N)]);
@@ -557,6 +563,9 @@ void run_linear_program(const Program& p, const Tensor& x, const Tensor& w, cons
     T *R[kMaxRegs], *slot_mem[kMaxRegs];
     for (int r = 0; r < p.n_regs; r++)
       R[r] = slot_mem[r] = first + size_t(r) * stride + 16 * (r % 4);
+    if (flat)  // (numbers: one block of the value, read for every piece)
+      for (int j = 0; j < n_in; j++)
+        if (j != slot && srow[j] == 0) std::fill(R[j], R[j] + kBlock, *inputs[j].data_as<T>());
     for (int64_t c = c0; c < c1; c++) {
       const int64_t r0 = c * rows, m = std::min(rows, M - r0);
       for (int64_t i = 0; i < m; i++) {
@@ -567,6 +576,20 @@ void run_linear_program(const Program& p, const Tensor& x, const Tensor& w, cons
           std::fill(row, row + N, T(0));
       }
       cpu_gemm<T>(false, true, m, N, K, T(1), px + r0 * K, K, pw, K, T(1), y.get(), N);
+      if (flat) {  // the chunk's rows as one run, in pieces of kBlock
+        for (int64_t e0 = 0; e0 < m * N; e0 += kBlock) {
+          const int64_t n = std::min<int64_t>(kBlock, m * N - e0);
+          for (int j = 0; j < n_in; j++)
+            if (j == slot)
+              R[j] = y.get() + e0;
+            else if (srow[j] != 0)  // (dense: else a number, filled once)
+              R[j] = const_cast<T*>(inputs[j].data_as<T>()) + r0 * N + e0;
+          for (int reg = n_in; reg < p.n_regs; reg++)
+            if (out_base[reg]) R[reg] = out_base[reg] + r0 * N + e0;
+          run_block<T>(p.code.data(), int(p.code.size()), R, n, fns);
+        }
+        continue;
+      }
       for (int64_t i = 0; i < m; i++) {
         const int64_t r = r0 + i;
         for (int64_t j0 = 0; j0 < N; j0 += piece) {
