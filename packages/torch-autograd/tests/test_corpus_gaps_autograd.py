@@ -220,3 +220,114 @@ REPRS = [
 @pytest.mark.parametrize("make, expected", REPRS)
 def test_repr_wraps_autograd_suffixes(make, expected):
     assert repr(make()) == expected
+
+
+# ------------------------------------------- max/min/amax/amin: node names and tie gradients
+# (nn-zero-to-hero's makemore part 4 prints ``(a - b).abs().max()``: PyTorch shows
+# grad_fn=<MaxBackward1>). PyTorch 2.13 names the nodes so; the gradients are checked against
+# NumPy: a full or amax/amin reduction splits it evenly among the tied extremes, a reduction
+# along a dim with indices gives it to the index (the first of the ties).
+M = np.array([[1.0, 3.0, 3.0], [0.0, -2.0, -2.0]])
+
+
+def _even_split(values, extreme, axis=None):
+    mask = (values == extreme(values, axis=axis, keepdims=True)).astype(float)
+    return mask / mask.sum(axis=axis, keepdims=True)
+
+
+def _to_index(values, arg, axis):
+    g = np.zeros_like(values)
+    np.put_along_axis(g, np.expand_dims(arg(values, axis=axis), axis), 1.0, axis)
+    return g
+
+
+@pytest.mark.parametrize(
+    "op, name, expected",
+    [
+        (lambda t: t.max(), "MaxBackward1", _even_split(M, np.max)),
+        (lambda t: torch.max(t), "MaxBackward1", _even_split(M, np.max)),
+        (lambda t: t.min(), "MinBackward1", _even_split(M, np.min)),
+        (lambda t: torch.amax(t), "AmaxBackward0", _even_split(M, np.max)),
+        (lambda t: t.amax((0, 1)), "AmaxBackward0", _even_split(M, np.max)),
+        (lambda t: torch.amin(t), "AminBackward0", _even_split(M, np.min)),
+        (lambda t: t.amin(1), "AminBackward0", _even_split(M, np.min, 1)),
+        (lambda t: t.amax(0, keepdim=True), "AmaxBackward0", _even_split(M, np.max, 0)),
+        (lambda t: t.max(1).values, "MaxBackward0", _to_index(M, np.argmax, 1)),
+        (lambda t: t.min(0)[0], "MinBackward0", _to_index(M, np.argmin, 0)),
+        (lambda t: torch.min(t, 1, keepdim=True)[0], "MinBackward0", _to_index(M, np.argmin, 1)),
+    ],
+)
+def test_max_min_nodes_named_like_pytorch(op, name, expected):
+    a = _leaf(M)
+    r = op(a)
+    assert r.grad_fn.name() == name and type(r.grad_fn).__name__ == name
+    assert f"grad_fn=<{name}>" in repr(r)
+    r.sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), expected)
+
+
+def test_max_min_of_a_0d_tensor_named_like_pytorch():
+    s = torch.tensor(2.0, requires_grad=True)
+    assert s.max().grad_fn.name() == "MaxBackward1"
+    assert s.amax().grad_fn.name() == "AmaxBackward0"
+    assert s.amin(keepdim=True).grad_fn.name() == "AminBackward0"
+    assert s.min(0)[0].grad_fn.name() == "MinBackward0"
+    s.max().backward()
+    assert s.grad.item() == 1.0
+
+
+def test_full_max_double_backward_keeps_the_name_and_split():
+    a = _leaf(M)
+    (g,) = torch.autograd.grad(a.max() * a.max(), a, create_graph=True)
+    # d/da max^2 = 2 max * split; max = 3, split 0.5 on the two 3s
+    np.testing.assert_allclose(g.detach().numpy(), 6.0 * _even_split(M, np.max))
+    assert g.requires_grad
+
+
+# ------------------------------------------------------- torch.stack: one StackBackward0 node
+# (an LSTM's (h_n, c_n) print grad_fn=<StackBackward0> in PyTorch 2.13: the sequence-models
+# tutorial). The node links straight to the stacked tensors, as PyTorch's does; each gets
+# its slice of the gradient (NumPy: the weights' slice along dim).
+@pytest.mark.parametrize("dim", [0, 1, 2, -1, -3])
+def test_stack_node_named_and_linked_like_pytorch(dim):
+    a = _leaf(M)
+    b = torch.tensor(M * 3)  # needs no gradient
+    c = _leaf(M[::-1].copy())
+    d = c * 2
+    r = torch.stack([a, b, d], dim)
+    assert r.grad_fn.name() == "StackBackward0" and "grad_fn=<StackBackward0>" in repr(r)
+    nodes = [n for n, _ in r.grad_fn.next_functions]
+    assert type(nodes[0]).__name__ == "AccumulateGrad" and nodes[0].variable is a
+    assert nodes[1] is None and nodes[2] is d.grad_fn
+    w = np.arange(r.numel(), dtype=float).reshape(tuple(r.shape))
+    (r * torch.tensor(w)).sum().backward()
+    axis = dim % 3
+    np.testing.assert_allclose(a.grad.numpy(), np.take(w, 0, axis=axis))
+    np.testing.assert_allclose(c.grad.numpy(), 2 * np.take(w, 2, axis=axis))
+
+
+def test_stack_promotes_and_gives_each_input_its_dtype():
+    a = torch.tensor([1.0, 2.0], dtype=torch.float32, requires_grad=True)
+    c = torch.tensor([3.0, 4.0], dtype=torch.float64, requires_grad=True)
+    r = torch.stack((a, c))
+    assert r.dtype == torch.float64 and r.grad_fn.name() == "StackBackward0"
+    (r * torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)).sum().backward()
+    assert a.grad.dtype == torch.float32 and c.grad.dtype == torch.float64
+    np.testing.assert_allclose(a.grad.numpy(), [1.0, 2.0])
+    np.testing.assert_allclose(c.grad.numpy(), [3.0, 4.0])
+
+
+def test_stack_double_backward_and_no_grad():
+    x = _leaf([1.0, 2.0, 3.0])
+    y = torch.stack([x * x, x]).pow(2).sum()  # sum x^4 + x^2
+    (g,) = torch.autograd.grad(y, x, create_graph=True)
+    (h,) = torch.autograd.grad(g.sum(), x)
+    v = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(g.detach().numpy(), 4 * v**3 + 2 * v)
+    np.testing.assert_allclose(h.numpy(), 12 * v**2 + 2)
+    with torch.no_grad():
+        assert torch.stack([x, x]).grad_fn is None
+    assert not torch.stack([x.detach()] * 2).requires_grad
+    # cat of unsqueezed tensors stays a CatBackward0 (as in PyTorch)
+    assert torch.cat([x.unsqueeze(0), x.unsqueeze(0)]).grad_fn.name() == "CatBackward0"
+    assert torch.hstack([x, x]).grad_fn.name() == "CatBackward0"

@@ -592,3 +592,52 @@ REPRS = [
 def test_repr_suffix_wrapping(make, expected):
     assert repr(make()) == expected
     assert str(make()) == expected
+
+
+# ---------------------------------------- amax/amin of an empty tensor over all dims
+# PyTorch 2.13 raises RuntimeError (as max()/min() do) when no dim is given; a given dim of
+# size 0 is an IndexError, and a reduction over a non-empty dim of an empty tensor is empty.
+@pytest.mark.parametrize("name", ["amax", "amin", "max", "min"])
+def test_full_extreme_of_an_empty_tensor_raises_runtime_error(name):
+    with pytest.raises(RuntimeError, match="Expected reduction dim to be specified"):
+        getattr(torch, name)(torch.empty(0, 3))
+
+
+def test_amax_amin_over_all_dims_match_numpy():
+    v = np.array([[1.5, -2.0, 7.25], [0.5, 9.0, -3.0]], dtype=np.float32)
+    t = torch.tensor(v)
+    assert torch.amax(t).item() == v.max() and torch.amin(t).item() == v.min()
+    assert torch.amax(t, keepdim=True).shape == (1, 1)
+    np.testing.assert_array_equal(torch.amin(t, dim=(), keepdim=True).numpy(), v.min(keepdims=True))
+    assert torch.amax(torch.tensor(4.0)).item() == 4.0 and torch.amax(torch.tensor(4.0)).dim() == 0
+    assert torch.amax(torch.tensor([[1, 5], [7, 2]])).item() == 7
+    assert torch.amax(torch.empty(0, 3), 1).shape == (0,)
+    with pytest.raises(IndexError):
+        torch.amax(torch.empty(0, 3), 0)
+
+
+# ---------------------------------------- torch.solve / lstsq / symeig / eig: removed in 1.9
+# The 2023 parametrizations tutorial still calls torch.solve; PyTorch 2.13 keeps these names
+# (torch.* and Tensor methods) and raises RuntimeError from them, naming torch.linalg.
+@pytest.mark.parametrize(
+    "name, replacement",
+    [
+        ("solve", "torch.linalg.solve"),
+        ("lstsq", "torch.linalg.lstsq"),
+        ("symeig", "torch.linalg.eigvalsh"),
+        ("eig", "torch.linalg.eig"),
+    ],
+)
+def test_removed_linalg_functions_raise_runtime_error(name, replacement):
+    a = torch.eye(2)
+    for fn in (getattr(torch, name), getattr(a, name)):
+        with pytest.raises(RuntimeError, match="removed in version 1.9") as e:
+            fn(a)
+        assert replacement in str(e.value) and f"torch.{name}" in str(e.value)
+
+
+def test_linalg_solve_still_solves():
+    a = np.array([[3.0, 1.0], [1.0, 2.0]])
+    b = np.array([[9.0], [8.0]])
+    x = torch.linalg.solve(torch.tensor(a), torch.tensor(b))
+    np.testing.assert_allclose(x.numpy(), np.linalg.solve(a, b))

@@ -482,3 +482,21 @@ def test_torch_level_activation_and_dropout_forms():
     f = torch.feature_dropout(torch.ones(6, 10, 4), 0.5, True)
     assert all(len(set(row.tolist())) == 1 for row in f.reshape(60, 4))  # whole channels
     assert torch.equal(torch.feature_dropout(torch.ones(2, 3), 0.5, False), torch.ones(2, 3))
+
+
+# ---------------------------------------------- RNNs' final states: stacked per layer/direction
+# (the sequence-models tutorial prints an LSTM's (h_n, c_n): grad_fn=<StackBackward0> in
+# PyTorch 2.13). h_n[k] is the last step's output of the last layer, forward direction.
+def test_rnn_final_states_are_stacked():
+    torch.manual_seed(0)
+    out, (h, c) = nn.LSTM(3, 4, num_layers=2)(torch.randn(5, 2, 3))
+    assert h.grad_fn.name() == "StackBackward0" and c.grad_fn.name() == "StackBackward0"
+    assert h.shape == (2, 2, 4) and c.shape == (2, 2, 4)
+    np.testing.assert_allclose(_np(h[-1]), _np(out[-1]), rtol=1e-6)
+    gru = nn.GRU(3, 4, bidirectional=True)
+    out, h = gru(torch.randn(5, 2, 3))
+    assert h.grad_fn.name() == "StackBackward0" and h.shape == (2, 2, 4)
+    np.testing.assert_allclose(_np(h[0]), _np(out[-1, :, :4]), rtol=1e-6)
+    np.testing.assert_allclose(_np(h[1]), _np(out[0, :, 4:]), rtol=1e-6)
+    h.sum().backward()
+    assert all(p.grad is not None for p in gru.parameters())

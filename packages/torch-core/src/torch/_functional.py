@@ -143,18 +143,32 @@ def keep_graph(result, input):
     return result + input * 0 if input.requires_grad else result
 
 
+def _all_dims(op, input, dim):
+    """amax/amin's dims, all of them spelled out when none are given: the core's ``dims=None``
+    is ``x.max()`` / ``x.min()``, whose gradient node PyTorch names differently."""
+    dims = _dims(dim)
+    if dims is None and isinstance(input, Tensor):
+        if input.numel() == 0:
+            raise RuntimeError(
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        dims = tuple(builtins.range(input.dim()))
+    return dims
+
+
 def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     """Maximum over ``dim`` (all dims by default); NaN propagates."""
     if axis is not None or keepdims is not None:  # (NumPy spellings)
         dim, keepdim = numpy_args("amax", dim, keepdim, axis, keepdims, ())
-    return write_out(_C._amax(input, _dims(dim), keepdim, None), out)
+    return write_out(_C._amax(input, _all_dims("amax", input, dim), keepdim, None), out)
 
 
 def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     """Minimum over ``dim`` (all dims by default); NaN propagates."""
     if axis is not None or keepdims is not None:  # (NumPy spellings)
         dim, keepdim = numpy_args("amin", dim, keepdim, axis, keepdims, ())
-    return write_out(_C._amin(input, _dims(dim), keepdim, None), out)
+    return write_out(_C._amin(input, _all_dims("amin", input, dim), keepdim, None), out)
 
 
 # op -> (full reduction, reduction with indices, elementwise form, result type); names, looked

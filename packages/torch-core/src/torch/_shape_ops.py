@@ -80,7 +80,17 @@ def stack(tensors, dim=0, *, out=None, axis=None):
                 f"and {list(t.shape)} at entry {i}"
             )
     dim = _wrap(dim, len(shape) + 1, "stack")
-    return cat([t.unsqueeze(dim) for t in tensors], dim, out=out)
+    unsqueezed = _Stacked([t.unsqueeze(dim) for t in tensors])
+    unsqueezed.inputs = tensors
+    return cat(unsqueezed, dim, out=out)
+
+
+class _Stacked(list):
+    """stack's inputs, each unsqueezed, as the list handed to cat; ``inputs`` holds the
+    tensors given, so that torch-autograd records the node PyTorch records for a stack
+    (``StackBackward0``, linked to those tensors rather than to their unsqueezed views)."""
+
+    __slots__ = ("inputs",)
 
 
 def atleast_1d(*tensors):

@@ -144,16 +144,38 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     return result
 
 
-def matrix_rank(input, tol=None, symmetric=False, *, out=None):  # noqa: A002
-    """Removed from PyTorch (since 1.9): raises, naming :func:`torch.linalg.matrix_rank`."""
-    raise RuntimeError(
-        "This function was deprecated since version 1.9 and is now removed.\nPlease use the "
-        "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
-        "`torch.linalg.matrix_rank()` to 'hermitian'."
-    )
+def _removed(name, advice):
+    """A torch.<name> / Tensor.<name> that PyTorch removed in 1.9: calling it raises
+    RuntimeError (as in PyTorch), pointing at its torch.linalg replacement."""
 
+    def removed(*args, **kwargs):
+        raise RuntimeError(f"torch.{name} was removed in version 1.9: use {advice}")
+
+    removed.__name__ = removed.__qualname__ = name
+    removed.__doc__ = f"Removed from PyTorch (since 1.9): raises, naming {advice}"
+    return removed
+
+
+matrix_rank = _removed(
+    "matrix_rank",
+    "`torch.linalg.matrix_rank` (where 'symmetric' is called 'hermitian').",
+)
+
+
+_REMOVED = {
+    name: _removed(name, advice)
+    for name, advice in {
+        "solve": "`torch.linalg.solve(A, B)` (the arguments swapped; no LU factors returned: "
+        "see `torch.linalg.lu_factor`).",
+        "lstsq": "`torch.linalg.lstsq(A, B)` (the arguments swapped; no QR factors returned).",
+        "symeig": "`torch.linalg.eigvalsh(A, UPLO=...)` or `torch.linalg.eigh(A, UPLO=...)` "
+        "(the lower triangle is read by default).",
+        "eig": "`torch.linalg.eigvals(A)` or `torch.linalg.eig(A)` (complex results).",
+    }.items()
+}
 
 _TORCH = {
+    **_REMOVED,
     "einsum": einsum, "tensordot": tensordot, "trace": trace, "det": linalg.det,
     "logdet": linalg.logdet, "slogdet": slogdet, "inverse": linalg.inv, "cholesky": cholesky,
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "qr": qr,
@@ -162,6 +184,7 @@ _TORCH = {
     "lu_unpack": lu_unpack, "matrix_rank": matrix_rank,
 }  # fmt: skip
 _METHODS = {
+    **_REMOVED,
     "det": linalg.det, "logdet": linalg.logdet, "slogdet": slogdet, "inverse": linalg.inv,
     "cholesky": cholesky, "cholesky_solve": cholesky_solve,
     "cholesky_inverse": cholesky_inverse, "qr": qr, "svd": svd, "pinverse": pinverse,

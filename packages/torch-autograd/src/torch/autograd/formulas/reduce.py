@@ -218,11 +218,16 @@ def _prod_grad(g, x, out, dim):
 
 
 class AmaxBackward0(Formula):
-    """amax/amin: the gradient is split evenly among the elements equal to the result."""
+    """amax/amin: the gradient is split evenly among the elements equal to the result.
 
-    names = ("_amax", "_amin")
+    ``x.max()`` / ``x.min()`` (no dim) are the same reduction, called with ``dims=None``
+    (``torch.amax`` spells its dims out), and named as in PyTorch: ``MaxBackward1``."""
+
+    names = ("_amax",)
 
     def save(self, out, x, dims, keepdim, dtype=None):
+        if dims is None:
+            self.__class__ = self._over_all
         self.save_for_backward(x, out)
         self.dims = _dims(dims, x.dim())
         self.keepdim = keepdim
@@ -237,10 +242,28 @@ class AmaxBackward0(Formula):
         return (_expand_back(g, shape, self.dims, self.keepdim) * mask / count,)
 
 
+class AminBackward0(AmaxBackward0):
+    names = ("_amin",)
+
+
+class _MaxAll(AmaxBackward0):
+    names = ()  # (not a formula of its own: what an _amax node over all dims becomes)
+
+
+class _MinAll(AminBackward0):
+    names = ()
+
+
+AmaxBackward0._over_all = _MaxAll
+AminBackward0._over_all = _MinAll
+_MaxAll.__name__ = _MaxAll.__qualname__ = "MaxBackward1"
+_MinAll.__name__ = _MinAll.__qualname__ = "MinBackward1"
+
+
 class MaxBackward0(Formula):
     """max(x, dim) / min(x, dim) -> (values, indices): the gradient goes to the index."""
 
-    names = ("_argmax", "_argmin")
+    names = ("_argmax",)
     multi_output = True
 
     def save(self, out, x, dim, keepdim):
@@ -253,6 +276,10 @@ class MaxBackward0(Formula):
     def backward(self, g, _indices_grad=None):
         (idx,) = self.saved_tensors
         return (index_scatter(g, idx, self.shape, self.dim, self.keepdim),)
+
+
+class MinBackward0(MaxBackward0):
+    names = ("_argmin",)
 
 
 def index_scatter(g, idx, shape, dim, keepdim):

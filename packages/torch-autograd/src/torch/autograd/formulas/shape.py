@@ -1,10 +1,12 @@
 """Shape ops with compiled kernels: cat, flip, roll, tril/triu, repeat_interleave.
 
-(stack, split, chunk, unbind, movedim, ... compose views and cat: they need no formula.)
+(split, chunk, unbind, movedim, ... compose views and cat: they need no formula. stack is a
+cat of its inputs unsqueezed, whose node is named and linked as PyTorch's StackBackward0.)
 """
 
 import torch
 from torch import _C
+from torch._shape_ops import _Stacked
 from torch.autograd.formulas.indexing import IndexAdd
 from torch.autograd.graph import Formula
 
@@ -16,6 +18,10 @@ class CatBackward0(Formula):
 
     def save(self, out, tensors, dim=0):
         self.dim = dim % out.dim()
+        if tensors.__class__ is _Stacked:  # torch.stack: linked to the tensors it was given
+            self.__class__ = StackBackward0
+            self.dtypes = [t.dtype for t in tensors.inputs]
+            return tensors.inputs
         self.metas = [(tuple(t.shape), t.dtype, t.device) for t in tensors]
         return tuple(tensors)
 
@@ -33,6 +39,21 @@ class CatBackward0(Formula):
                 grads.append(None)
             start += n
         return tuple(grads)
+
+
+class StackBackward0(CatBackward0):
+    """stack(tensors, dim): input i gets g's slice i along dim (what a CatBackward0 node
+    becomes when cat was called by torch.stack)."""
+
+    names = ()
+
+    def backward(self, g):
+        return tuple(
+            (g.select(self.dim, i) if g.dtype == dtype else g.select(self.dim, i).to(dtype))
+            if needed
+            else None
+            for i, (dtype, needed) in enumerate(zip(self.dtypes, self.needs_input_grad))
+        )
 
 
 class FlipBackward0(Formula):
