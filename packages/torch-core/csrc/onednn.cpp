@@ -239,11 +239,6 @@ struct Bound {
   Handle user = nullptr, mine = nullptr;
 };
 
-// This thread's blocked copies, reused across calls; past kKeepScratch floats they are freed
-// after the call (a big image's copies would otherwise stay allocated for good).
-thread_local std::vector<float> scratch;
-constexpr size_t kKeepScratch = size_t(16) << 20;  // 64 MiB
-
 Bound bind(const Role& r, void* user, float* spare) {
   Bound b;
   api.memory_create(&b.user, r.plain, engine, user);
@@ -264,11 +259,14 @@ void run(const Prim& p, int arg_src, int arg_wei, int arg_dst, const void* src, 
          const void* dst, const float* bias) {
   auto floats = [](const Role& r) { return (r.to || r.back) ? r.bytes / 4 + 32 : 0; };
   const size_t ns = floats(p.src), nw = floats(p.wei), nd = floats(p.dst);
-  if (scratch.size() < ns + nw + nd) scratch.resize(ns + nw + nd);
+  // The blocked copies live for this call only (uninitialised: the reorders write them). Kept
+  // across calls they added a batch's copies to the process's peak memory for good; the
+  // heap hands the same block back next call (tensor.cpp keeps blocks below 64 MiB there).
+  std::unique_ptr<float[]> scratch(ns + nw + nd ? new float[ns + nw + nd] : nullptr);
   auto aligned = [](float* f) {  // 64 bytes, as oneDNN's kernels want
     return reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(f) + 63) & ~uintptr_t(63));
   };
-  float* base = scratch.data();
+  float* base = scratch.get();
   // (oneDNN takes non-const handles; the inputs are only read)
   Bound s = bind(p.src, const_cast<void*>(src), aligned(base)),
         w = bind(p.wei, const_cast<void*>(wei), aligned(base + ns)),
@@ -293,7 +291,6 @@ void run(const Prim& p, int arg_src, int arg_wei, int arg_dst, const void* src, 
     api.memory_destroy(m->user);
   }
   if (b) api.memory_destroy(b);
-  if (scratch.size() > kKeepScratch) std::vector<float>().swap(scratch);
 }
 
 }  // namespace
