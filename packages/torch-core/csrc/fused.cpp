@@ -146,25 +146,25 @@ const MathFns<T>& math_fns() {
 }
 
 // The loops: the functors are the eager kernels' (k_unary.cpp, k_binary.cpp) in inline form.
-#define TC_LOOP1(expr)                                     \
-  {                                                        \
-    const T* a = R[in.a];                                  \
-    T* d = R[in.d];                                        \
-    _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) { \
-      T x = a[i];                                          \
-      d[i] = T(expr);                                      \
-    }                                                      \
-    break;                                                 \
+#define TC_LOOP1(expr)                                                             \
+  {                                                                                \
+    const T* a = R[in.a];                                                          \
+    T* d = R[in.d];                                                                \
+    _Pragma("GCC ivdep") _Pragma("GCC unroll 4") for (int64_t i = 0; i < n; i++) { \
+      T x = a[i];                                                                  \
+      d[i] = T(expr);                                                              \
+    }                                                                              \
+    break;                                                                         \
   }
-#define TC_LOOP2(expr)                                     \
-  {                                                        \
-    const T *a = R[in.a], *b = R[in.b];                    \
-    T* d = R[in.d];                                        \
-    _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++) { \
-      T x = a[i], y = b[i];                                \
-      d[i] = T(expr);                                      \
-    }                                                      \
-    break;                                                 \
+#define TC_LOOP2(expr)                                                             \
+  {                                                                                \
+    const T *a = R[in.a], *b = R[in.b];                                            \
+    T* d = R[in.d];                                                                \
+    _Pragma("GCC ivdep") _Pragma("GCC unroll 4") for (int64_t i = 0; i < n; i++) { \
+      T x = a[i], y = b[i];                                                        \
+      d[i] = T(expr);                                                              \
+    }                                                                              \
+    break;                                                                         \
   }
 #define TC_LOOP_MVEC(name, expr)                \
   {                                             \
