@@ -197,6 +197,20 @@ static py::object make_size_base() {
 
 Generator* opt_generator(py::handle h) { return h.is_none() ? nullptr : &h.cast<Generator&>(); }
 
+// A generator's state as bytes (its seed and engine, as text), and the generator they describe
+static py::bytes generator_state(const Generator& g) {
+  std::ostringstream ss;
+  ss << g.initial_seed << ' ' << g.engine;
+  return py::bytes(ss.str());
+}
+static Generator generator_from(const py::bytes& state) {
+  std::istringstream ss{std::string(state)};
+  Generator fresh;
+  ss >> fresh.initial_seed >> fresh.engine;
+  TC_CHECK(!ss.fail(), Runtime, "Generator.set_state: invalid state");
+  return fresh;
+}
+
 void bind_fused(py::module_& m);   // fused.cpp: torch.jit's one-pass elementwise kernels
 void bind_sparse(py::module_& m);  // sparse_kernels.cpp: sparse x dense products
 
@@ -334,21 +348,16 @@ PYBIND11_MODULE(_C, m) {
              g.manual_seed(s >> 1);
              return s >> 1;
            })
-      .def("get_state",
-           [](const Generator& g) {
-             std::ostringstream ss;
-             ss << g.initial_seed << ' ' << g.engine;
-             return py::bytes(ss.str());
-           })
-      .def("set_state",
-           [](Generator& g, py::bytes state) {
-             std::istringstream ss{std::string(state)};
-             Generator fresh;
-             ss >> fresh.initial_seed >> fresh.engine;
-             TC_CHECK(!ss.fail(), Runtime, "Generator.set_state: invalid state");
-             g = fresh;
-           })
-      .def_property_readonly("device", [](const Generator&) { return Device(); });
+      .def("get_state", &generator_state)
+      .def("set_state", [](Generator& g, py::bytes state) { g = generator_from(state); })
+      .def_property_readonly("device", [](const Generator&) { return Device(); })
+      // pickle and copy.deepcopy: the state, so the copy draws the same numbers next
+      .def(py::pickle([](const Generator& g) { return py::make_tuple(generator_state(g)); },
+                      [](const py::tuple& t) {
+                        TC_CHECK(t.size() == 1 && py::isinstance<py::bytes>(t[0]), Runtime,
+                                 "Generator.__setstate__: invalid state");
+                        return generator_from(t[0].cast<py::bytes>());
+                      }));
   m.attr("Generator").attr("__module__") = "torch";
   m.attr("default_generator") = py::cast(&default_generator(), py::return_value_policy::reference);
   m.def(

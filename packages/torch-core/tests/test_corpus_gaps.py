@@ -641,3 +641,21 @@ def test_linalg_solve_still_solves():
     b = np.array([[9.0], [8.0]])
     x = torch.linalg.solve(torch.tensor(a), torch.tensor(b))
     np.testing.assert_allclose(x.numpy(), np.linalg.solve(a, b))
+
+
+def test_generator_pickles_and_deepcopies_with_its_state():
+    # (makemore pickles its model's config with a Generator; PyTorch's round-trips)
+    import copy
+    import pickle
+
+    g = torch.Generator().manual_seed(5)
+    torch.rand(3, generator=g)  # (a state past the seed)
+    for clone in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g)):
+        assert isinstance(clone, torch.Generator) and clone.initial_seed() == 5
+        assert torch.equal(clone.get_state(), g.get_state())
+    a, b = torch.rand(4, generator=g), torch.rand(4, generator=pickle.loads(pickle.dumps(g)))
+    assert not torch.equal(a, b)  # (g moved on; the clone was taken after)
+    h = copy.deepcopy(g)
+    assert torch.equal(torch.rand(4, generator=g), torch.rand(4, generator=h))
+    with pytest.raises(RuntimeError, match="invalid state"):
+        torch.Generator.__new__(torch.Generator).__setstate__((b"not a state",))
