@@ -79,6 +79,7 @@ struct Program {
   std::vector<Instr> code;
   int n_inputs = 0, n_regs = 0;
   std::vector<int> outputs;
+  uint64_t deps[kMaxRegs] = {};  // bit j: the register's value depends on input j (< 64 each)
 };
 
 Program check_program(const std::vector<int64_t>& code, const std::vector<double>& consts,
@@ -129,6 +130,9 @@ Program check_program(const std::vector<int64_t>& code, const std::vector<double
     p.outputs.push_back(int(r));
   }
   p.n_regs = top;
+  for (int j = 0; j < p.n_inputs; j++) p.deps[j] = uint64_t(1) << j;
+  for (const Instr& in : p.code)
+    p.deps[in.d] = p.deps[in.a] | (in.op < kFirstScalarOp ? p.deps[in.b] : 0);
   return p;
 }
 
@@ -283,6 +287,22 @@ TC_MULTIVERSION void run_block(const Instr* code, int n_code, T* const* R, int64
 #undef TC_LOOP2
 #undef TC_LOOP_MVEC
 
+// A thread's registers: one block of kBlock elements each (for inputs that cannot be read
+// in place, and temporaries), a few cache lines off 4 KiB multiples (loads and stores 4 KiB
+// apart stall each other). R[r] is where register r's elements are now (an input may point
+// into its tensor), slot[r] its own block.
+template <class T>
+struct Registers {
+  static constexpr size_t kStride = kBlock + 48;
+  std::unique_ptr<T[]> mem;
+  T *R[kMaxRegs], *slot[kMaxRegs];
+  explicit Registers(int n_regs) : mem(new T[size_t(n_regs) * kStride + 64]) {
+    T* first = mem.get() + (64 - (reinterpret_cast<uintptr_t>(mem.get()) / sizeof(T)) % 64) % 64;
+    for (int r = 0; r < n_regs; r++) R[r] = slot[r] = first + size_t(r) * kStride + 16 * (r % 4);
+  }
+  void fill(int r, T value) { std::fill(slot[r], slot[r] + kBlock, value); }  // (a number)
+};
+
 // An input's walk over the output's (merged) shape: element strides, 0 where it broadcasts.
 struct InputWalk {
   const char* base;
@@ -390,17 +410,9 @@ void run_program(const Program& p, const std::vector<Tensor>& inputs,
   int64_t grain = std::max<int64_t>(kGrain / 2, kCheapGrain / int64_t(p.code.size() + 1));
   int nt = numel >= grain ? int(std::min<int64_t>(get_num_threads(), nunits)) : 1;
 
-  // A thread's registers, for inputs that cannot be read in place and temporaries, a few
-  // cache lines off 4 KiB multiples (loads and stores 4 KiB apart stall each other).
-  const size_t stride = kBlock + 48;
-  auto setup = [&](std::unique_ptr<T[]>& scratch, T** R, T** slot) {
-    scratch.reset(new T[size_t(p.n_regs) * stride + 64]);
-    T* first =
-        scratch.get() + (64 - (reinterpret_cast<uintptr_t>(scratch.get()) / sizeof(T)) % 64) % 64;
-    for (int r = 0; r < p.n_regs; r++) R[r] = slot[r] = first + size_t(r) * stride + 16 * (r % 4);
+  auto setup = [&](Registers<T>& regs) {
     for (int j = 0; j < n_in; j++)
-      if (walks[j].constant)
-        std::fill(R[j], R[j] + kBlock, *reinterpret_cast<const T*>(walks[j].base));
+      if (walks[j].constant) regs.fill(j, *reinterpret_cast<const T*>(walks[j].base));
   };
   auto work = [&](int64_t u0, int64_t u1, T** R, T** slot) {
     int64_t idx[64];
@@ -449,10 +461,9 @@ void run_program(const Program& p, const std::vector<Tensor>& inputs,
     }
   };
   if (nt <= 1) {
-    std::unique_ptr<T[]> scratch;
-    T *R[kMaxRegs], *slot[kMaxRegs];
-    setup(scratch, R, slot);
-    work(0, nunits, R, slot);
+    Registers<T> regs(p.n_regs);
+    setup(regs);
+    work(0, nunits, regs.R, regs.slot);
     return;
   }
   // Threads take runs of units as they go (on a shared machine one may be held up).
@@ -460,11 +471,11 @@ void run_program(const Program& p, const std::vector<Tensor>& inputs,
   const int64_t nruns = (nunits + run - 1) / run;
 #pragma omp parallel num_threads(nt)
   {
-    std::unique_ptr<T[]> scratch;
-    T *R[kMaxRegs], *slot[kMaxRegs];
-    setup(scratch, R, slot);
+    Registers<T> regs(p.n_regs);
+    setup(regs);
 #pragma omp for schedule(dynamic, 1)
-    for (int64_t k = 0; k < nruns; k++) work(k * run, std::min(nunits, (k + 1) * run), R, slot);
+    for (int64_t k = 0; k < nruns; k++)
+      work(k * run, std::min(nunits, (k + 1) * run), regs.R, regs.slot);
   }
 }
 
@@ -491,16 +502,11 @@ py::object fused_elementwise(const std::vector<int64_t>& code, const std::vector
     TC_CHECK(t.dim() < 64, Value, op, ": too many dims (", t.dim(), ")");
     shape = j == 0 ? t.sizes() : broadcast_shapes(shape, t.sizes(), op);
   }
-  // Which inputs each register's value depends on (registers < 64, inputs < 64: bit masks).
-  uint64_t deps[kMaxRegs] = {};
-  for (int j = 0; j < p.n_inputs; j++) deps[j] = uint64_t(1) << j;
-  for (const Instr& in : p.code)
-    deps[in.d] = deps[in.a] | (in.op < kFirstScalarOp ? deps[in.b] : 0);
   for (int r : p.outputs) {
     Shape own;
     bool first = true;
     for (int j = 0; j < p.n_inputs; j++)
-      if (deps[r] >> j & 1) {
+      if (p.deps[r] >> j & 1) {
         own = first ? inputs[j].sizes() : broadcast_shapes(own, inputs[j].sizes(), op);
         first = false;
       }
@@ -521,10 +527,19 @@ py::object fused_elementwise(const std::vector<int64_t>& code, const std::vector
 // in L2, each thread its own chunks: the chunk is filled with the bias, the single-threaded
 // product is added into it (as eager's addmm does: bias copied, then beta = 1), and the
 // program runs on the chunk's rows at once. y itself is never written to memory.
+// With a second linear (w2, b2) that alone reads the group's one output z (an MLP block:
+// linear, activation, linear), z's chunk stays in cache too and the chunk's rows of
+// F.linear(z, w2, b2) are made from it: neither y nor z is written whole.
+template <class T>
+struct SecondLinear {
+  const T* w = nullptr;  // (N2, N), contiguous
+  const T* b = nullptr;  // (N2,) or null
+  int64_t n = 0;         // N2
+};
 template <class T>
 void run_linear_program(const Program& p, const Tensor& x, const Tensor& w, const Tensor* bias,
                         const std::vector<Tensor>& inputs, int slot,
-                        const std::vector<Tensor>& outs) {
+                        const std::vector<Tensor>& outs, const SecondLinear<T>& then) {
   const int64_t M = x.size(0), K = x.size(1), N = w.size(0);
   if (M == 0 || N == 0) return;
   const int n_in = p.n_inputs;
@@ -539,13 +554,14 @@ void run_linear_program(const Program& p, const Tensor& x, const Tensor& w, cons
   // Chunks of about 64 KiB of y, at least 8 rows; one row at a time through the program.
   const int64_t rows = std::max<int64_t>(8, (int64_t(64) << 10) / int64_t(sizeof(T) * N));
   const int64_t nchunks = (M + rows - 1) / rows;
-  const double flops = double(M) * double(N) * double(K);
+  const double flops = double(M) * double(N) * double(K + then.n);
   int nt = flops >= kParallelGemm ? int(std::min<int64_t>(get_num_threads(), nchunks)) : 1;
   const T* px = x.data_as<T>();
   const T* pw = w.data_as<T>();
   const T* pb = bias ? bias->data_as<T>() : nullptr;
   std::vector<T*> out_base(p.n_regs, nullptr);
-  for (size_t k = 0; k < p.outputs.size(); k++) out_base[p.outputs[k]] = outs[k].data_as<T>();
+  if (!then.w)
+    for (size_t k = 0; k < p.outputs.size(); k++) out_base[p.outputs[k]] = outs[k].data_as<T>();
   const MathFns<T>& fns = math_fns<T>();
   const int64_t piece = std::min<int64_t>(N, kBlock);
   // Where every other input is a number or a dense (M, N) tensor, a chunk's rows are one run
@@ -554,18 +570,17 @@ void run_linear_program(const Program& p, const Tensor& x, const Tensor& w, cons
   for (int j = 0; j < n_in; j++)
     if (j != slot)
       flat = flat && ((srow[j] == 0 && scol[j] == 0) || (srow[j] == N && scol[j] == 1));
-  const size_t stride = kBlock + 48;  // (see run_program)
+  const int z_reg = then.w ? p.outputs[0] : -1;  // (the one output, with a second linear)
+  T* const out2 = then.w ? outs[0].data_as<T>() : nullptr;
   auto chunk_work = [&](int64_t c0, int64_t c1) {
     std::unique_ptr<T[]> y(new T[size_t(rows * N)]);
-    std::unique_ptr<T[]> scratch(new T[size_t(p.n_regs) * stride + 64]);
-    T* first =
-        scratch.get() + (64 - (reinterpret_cast<uintptr_t>(scratch.get()) / sizeof(T)) % 64) % 64;
-    T *R[kMaxRegs], *slot_mem[kMaxRegs];
-    for (int r = 0; r < p.n_regs; r++)
-      R[r] = slot_mem[r] = first + size_t(r) * stride + 16 * (r % 4);
+    std::unique_ptr<T[]> z(then.w ? new T[size_t(rows * N)] : nullptr);
+    T* dst[kMaxRegs];  // where each output register's rows of this chunk go
+    Registers<T> regs(p.n_regs);
+    T** R = regs.R;
     if (flat)  // (numbers: one block of the value, read for every piece)
       for (int j = 0; j < n_in; j++)
-        if (j != slot && srow[j] == 0) std::fill(R[j], R[j] + kBlock, *inputs[j].data_as<T>());
+        if (j != slot && srow[j] == 0) regs.fill(j, *inputs[j].data_as<T>());
     for (int64_t c = c0; c < c1; c++) {
       const int64_t r0 = c * rows, m = std::min(rows, M - r0);
       for (int64_t i = 0; i < m; i++) {
@@ -576,6 +591,8 @@ void run_linear_program(const Program& p, const Tensor& x, const Tensor& w, cons
           std::fill(row, row + N, T(0));
       }
       cpu_gemm<T>(false, true, m, N, K, T(1), px + r0 * K, K, pw, K, T(1), y.get(), N);
+      for (int reg = n_in; reg < p.n_regs; reg++)
+        dst[reg] = reg == z_reg ? z.get() : out_base[reg] ? out_base[reg] + r0 * N : nullptr;
       if (flat) {  // the chunk's rows as one run, in pieces of kBlock
         for (int64_t e0 = 0; e0 < m * N; e0 += kBlock) {
           const int64_t n = std::min<int64_t>(kBlock, m * N - e0);
@@ -585,54 +602,58 @@ void run_linear_program(const Program& p, const Tensor& x, const Tensor& w, cons
             else if (srow[j] != 0)  // (dense: else a number, filled once)
               R[j] = const_cast<T*>(inputs[j].data_as<T>()) + r0 * N + e0;
           for (int reg = n_in; reg < p.n_regs; reg++)
-            if (out_base[reg]) R[reg] = out_base[reg] + r0 * N + e0;
+            if (dst[reg]) R[reg] = dst[reg] + e0;
           run_block<T>(p.code.data(), int(p.code.size()), R, n, fns);
         }
-        continue;
-      }
-      for (int64_t i = 0; i < m; i++) {
-        const int64_t r = r0 + i;
-        for (int64_t j0 = 0; j0 < N; j0 += piece) {
-          const int64_t n = std::min(piece, N - j0);
-          for (int j = 0; j < n_in; j++) {
-            if (j == slot) {
-              R[j] = y.get() + i * N + j0;
-              continue;
+      } else {
+        for (int64_t i = 0; i < m; i++) {
+          const int64_t r = r0 + i;
+          for (int64_t j0 = 0; j0 < N; j0 += piece) {
+            const int64_t n = std::min(piece, N - j0);
+            for (int j = 0; j < n_in; j++) {
+              if (j == slot) {
+                R[j] = y.get() + i * N + j0;
+                continue;
+              }
+              const T* src = inputs[j].data_as<T>() + r * srow[j] + j0 * scol[j];
+              if (scol[j] == 1) {
+                R[j] = const_cast<T*>(src);
+              } else {
+                R[j] = regs.slot[j];
+                for (int64_t e = 0; e < n; e++) R[j][e] = src[e * scol[j]];
+              }
             }
-            const T* src = inputs[j].data_as<T>() + r * srow[j] + j0 * scol[j];
-            if (scol[j] == 1) {
-              R[j] = const_cast<T*>(src);
-            } else {
-              R[j] = slot_mem[j];
-              for (int64_t e = 0; e < n; e++) R[j][e] = src[e * scol[j]];
-            }
+            for (int reg = n_in; reg < p.n_regs; reg++)
+              if (dst[reg]) R[reg] = dst[reg] + i * N + j0;
+            run_block<T>(p.code.data(), int(p.code.size()), R, n, fns);
           }
-          for (int reg = n_in; reg < p.n_regs; reg++)
-            if (out_base[reg]) R[reg] = out_base[reg] + r * N + j0;
-          run_block<T>(p.code.data(), int(p.code.size()), R, n, fns);
         }
       }
+      if (!then.w) continue;
+      T* o = out2 + r0 * then.n;  // the chunk's rows of F.linear(z, w2, b2), as y's above
+      for (int64_t i = 0; i < m; i++) {
+        if (then.b)
+          std::copy(then.b, then.b + then.n, o + i * then.n);
+        else
+          std::fill(o + i * then.n, o + (i + 1) * then.n, T(0));
+      }
+      cpu_gemm<T>(false, true, m, then.n, N, T(1), z.get(), N, then.w, N, T(1), o, then.n);
     }
   };
-  if (nt <= 1) {
-    int blas_threads = scipy_openblas_get_num_threads();
-    scipy_openblas_set_num_threads(1);
-    chunk_work(0, nchunks);
-    scipy_openblas_set_num_threads(blas_threads);
-    return;
-  }
-  on_threads(nt, [&](int t) {  // (BLAS single-threaded meanwhile)
+  on_threads(nt, [&](int t) {  // (BLAS single-threaded meanwhile; nt may be 1)
     chunk_work(nchunks * t / nt, nchunks * (t + 1) / nt);
   });
 }
 
-// The outputs of the program with input `slot` taken as F.linear(x, w, bias); None where the
-// shapes do not suit (the caller then runs the product and the group apart).
+// The outputs of the program with input `slot` taken as F.linear(x, w, bias), or with w2
+// given, [F.linear(its one output, w2, b2)]; None where the shapes do not suit (the caller
+// then runs the products and the group apart).
 py::object fused_linear_elementwise(const Tensor& x, const Tensor& w, std::optional<Tensor> bias,
                                     const std::vector<int64_t>& code,
                                     const std::vector<double>& consts,
                                     const std::vector<std::optional<Tensor>>& given, int64_t slot,
-                                    const std::vector<int64_t>& outputs) {
+                                    const std::vector<int64_t>& outputs, std::optional<Tensor> w2,
+                                    std::optional<Tensor> b2) {
   const char* op = "_fused_linear_elementwise";
   Program p = check_program(code, consts, int64_t(given.size()), outputs);
   TC_CHECK(slot >= 0 && slot < int64_t(given.size()) && !given[size_t(slot)], Value, op, ": input ",
@@ -658,6 +679,24 @@ py::object fused_linear_elementwise(const Tensor& x, const Tensor& w, std::optio
     TC_CHECK(bias->dim() == 1 && bias->size(0) == N && bias->is_contiguous(), Runtime, op,
              ": expected a contiguous bias of shape (", N, "), got ", shape_str(bias->sizes()));
   }
+  TC_CHECK(w2 || !b2, Value, op, ": bias2 without weight2");
+  int64_t N2 = 0;
+  if (w2) {
+    plain(*w2, "weight2");
+    TC_CHECK(w2->dim() == 2 && w2->size(1) == N && w2->is_contiguous(), Runtime, op,
+             ": expected a contiguous weight2 of shape (N2, ", N, "), got ",
+             shape_str(w2->sizes()));
+    N2 = w2->size(0);
+    TC_CHECK(N2 < (int64_t(1) << 31), Value, op, ": weight2 dims beyond 2^31 - 1");
+    TC_CHECK(p.outputs.size() == 1, Value, op,
+             ": a second linear needs a program with one output, got ", p.outputs.size());
+    if (N == 0) return py::none();  // (z is empty: the output is b2's rows, made apart)
+    if (b2) {
+      plain(*b2, "bias2");
+      TC_CHECK(b2->dim() == 1 && b2->size(0) == N2 && b2->is_contiguous(), Runtime, op,
+               ": expected a contiguous bias2 of shape (", N2, "), got ", shape_str(b2->sizes()));
+    }
+  }
   const Shape shape{M, N};
   std::vector<Tensor> inputs(given.size());
   for (size_t j = 0; j < given.size(); j++) {
@@ -671,23 +710,28 @@ py::object fused_linear_elementwise(const Tensor& x, const Tensor& w, std::optio
     inputs[j] = t;
   }
   // each output must depend on y or a full-size input (see fused_elementwise)
-  uint64_t deps[kMaxRegs] = {};
-  for (int j = 0; j < p.n_inputs; j++) deps[j] = uint64_t(1) << j;
-  for (const Instr& in : p.code)
-    deps[in.d] = deps[in.a] | (in.op < kFirstScalarOp ? deps[in.b] : 0);
   for (int r : p.outputs) {
     bool full = false;
     for (int j = 0; j < p.n_inputs && !full; j++)
-      full = (deps[r] >> j & 1) && (j == slot || inputs[size_t(j)].sizes() == shape);
+      full = (p.deps[r] >> j & 1) && (j == slot || inputs[size_t(j)].sizes() == shape);
     if (!full) return py::none();
   }
   std::vector<Tensor> outs;
-  for (size_t k = 0; k < p.outputs.size(); k++) outs.push_back(empty(shape, dt));
-  const Tensor* b = bias ? &*bias : nullptr;
-  if (dt == ScalarType::Float)
-    run_linear_program<float>(p, x, w, b, inputs, int(slot), outs);
+  if (w2)
+    outs.push_back(empty({M, N2}, dt));
   else
-    run_linear_program<double>(p, x, w, b, inputs, int(slot), outs);
+    for (size_t k = 0; k < p.outputs.size(); k++) outs.push_back(empty(shape, dt));
+  const Tensor* b = bias ? &*bias : nullptr;
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    SecondLinear<T> then;
+    if (w2) then = {w2->data_as<T>(), b2 ? b2->data_as<T>() : nullptr, N2};
+    run_linear_program<T>(p, x, w, b, inputs, int(slot), outs, then);
+  };
+  if (dt == ScalarType::Float)
+    run(0.0f);
+  else
+    run(0.0);
   return py::cast(outs);
 }
 
@@ -711,9 +755,12 @@ void bind_fused(py::module_& m) {
         "F.linear(input, weight, bias), made in row chunks that stay in cache and never "
         "written whole (Note [Epilogue fusion]). input (M, K) and weight (N, K) contiguous, "
         "bias (N,) or None; the other inputs broadcast to (M, N). None where an output would "
-        "be smaller than (M, N).",
+        "be smaller than (M, N). With ``weight2`` (N2, N) and ``bias2`` (N2,) or None, a "
+        "program of one output z gives [F.linear(z, weight2, bias2)], z made chunk by chunk "
+        "too (an MLP block).",
         py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("code"), py::arg("consts"),
-        py::arg("inputs"), py::arg("slot"), py::arg("outputs"), nograd);
+        py::arg("inputs"), py::arg("slot"), py::arg("outputs"), py::arg("weight2") = py::none(),
+        py::arg("bias2") = py::none(), nograd);
 }
 
 }  // namespace tc

@@ -77,6 +77,51 @@ def test_the_product_may_sit_in_any_slot():
     torch.testing.assert_close(second, z - F.linear(x, w, b))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("m, k, n, n2", [(1, 3, 5, 2), (300, 64, 256, 64), (70, 9, 700, 33)])
+@pytest.mark.parametrize("z_shape", ["full", "row", "col"])
+@pytest.mark.parametrize("bias2", [True, False])
+def test_kernel_with_a_second_linear(dtype, m, k, n, n2, z_shape, bias2):
+    # an MLP block: F.linear(group(F.linear(x, w, b), z), w2, b2), the group's one output
+    g = torch.Generator().manual_seed(m * n + n2)
+    x, w = torch.randn(m, k, generator=g, dtype=dtype), torch.randn(n, k, generator=g, dtype=dtype)
+    b = torch.randn(n, generator=g, dtype=dtype)
+    w2 = torch.randn(n2, n, generator=g, dtype=dtype)
+    b2 = torch.randn(n2, generator=g, dtype=dtype) if bias2 else None
+    z = {"full": (m, n), "row": (n,), "col": (m, 1)}[z_shape]
+    z = torch.randn(*z, generator=g, dtype=dtype)
+    (got,) = KERNEL(x, w, b, CODE2, CONSTS2, [None, z], 0, [2], w2, b2)
+    want = F.linear(_reference(x, w, b, z)[0], w2, b2)
+    assert got.shape == (m, n2) and got.dtype == dtype
+    tol = {"rtol": 1e-4, "atol": 1e-4} if dtype == torch.float32 else {}
+    torch.testing.assert_close(got, want, **tol)
+    y = x.double().numpy() @ w.double().numpy().T + b.double().numpy()
+    h = np.tanh(y * 0.5) + z.double().numpy()
+    ref = h @ w2.double().numpy().T + (b2.double().numpy() if bias2 else 0)
+    np.testing.assert_allclose(got.double().numpy(), ref, rtol=1e-3, atol=1e-3)
+
+
+def test_a_second_linear_refuses_bad_operands():
+    code, consts = _program(("relu", 1, 0, 0, 0.0))
+    x, w = torch.randn(4, 3), torch.randn(5, 3)
+    with pytest.raises(RuntimeError, match=r"weight2 of shape \(N2, 5\), got \(2, 4\)"):
+        KERNEL(x, w, None, code, consts, [None], 0, [1], torch.randn(2, 4))
+    with pytest.raises(RuntimeError, match="contiguous weight2"):
+        KERNEL(x, w, None, code, consts, [None], 0, [1], torch.randn(5, 2).t())
+    with pytest.raises(RuntimeError, match=r"bias2 of shape \(2\)"):
+        KERNEL(x, w, None, code, consts, [None], 0, [1], torch.randn(2, 5), torch.randn(5))
+    with pytest.raises(TypeError, match="weight2"):
+        KERNEL(x, w, None, code, consts, [None], 0, [1], torch.randn(2, 5).double())
+    with pytest.raises(ValueError, match="bias2 without weight2"):
+        KERNEL(x, w, None, code, consts, [None], 0, [1], None, torch.randn(2))
+    two, consts2 = _program(("relu", 1, 0, 0, 0.0), ("neg", 2, 0, 0, 0.0))
+    with pytest.raises(ValueError, match="one output, got 2"):
+        KERNEL(x, w, None, two, consts2, [None], 0, [1, 2], torch.randn(2, 5))
+    # an empty hidden layer (N = 0): the caller makes it apart
+    w0 = torch.randn(0, 3)
+    assert KERNEL(x, w0, None, code, consts, [None], 0, [1], torch.randn(2, 0)) is None
+
+
 def test_empty_products():
     code, consts = _program(("relu", 1, 0, 0, 0.0))
     (out,) = KERNEL(torch.randn(0, 4), torch.randn(3, 4), None, code, consts, [None], 0, [1])
@@ -195,7 +240,8 @@ def test_traced_block_absorbs_the_product_and_equals_eager(shape, monkeypatch):
     torch.manual_seed(0)
     model, x = Block(), torch.randn(*shape)
     traced = torch.jit.trace(model, x)
-    assert _kinds(traced) == ["prim::LinearFusionGroup", "F.linear"]
+    assert _kinds(traced) == ["prim::LinearFusionGroup"]  # (proj joined: ``then``)
+    assert _executable(traced.graph).nodes[0].attrs["then"]
     runs = []
     monkeypatch.setattr(
         torch._C, "_fused_linear_elementwise", lambda *a: runs.append(1) or KERNEL(*a)
@@ -276,3 +322,53 @@ def test_other_input_forms_fall_back_to_linear_then_group():
             model(xd, cd)
         with pytest.raises(RuntimeError):
             traced(xd, cd)
+
+
+def test_a_second_linear_joins_only_where_it_alone_reads_the_group():
+    class Shared(nn.Module):  # the activation is also an output: proj stays apart
+        def __init__(self):
+            super().__init__()
+            self.fc, self.proj = nn.Linear(8, 16), nn.Linear(16, 8)
+
+        def forward(self, x):
+            h = torch.tanh(self.fc(x) * 2.0)
+            return self.proj(h), h
+
+    class Later(nn.Module):  # proj's weight is made after the group: stays apart
+        def __init__(self):
+            super().__init__()
+            self.fc, self.proj = nn.Linear(8, 16), nn.Linear(16, 8)
+
+        def forward(self, x):
+            h = torch.tanh(self.fc(x) * 2.0)
+            return F.linear(h, self.proj.weight * 0.5, self.proj.bias)
+
+    x = torch.randn(10, 8)
+    for model, kinds in [
+        (Shared(), ["prim::LinearFusionGroup", "F.linear"]),
+        (Later(), ["prim::LinearFusionGroup", "Tensor.__mul__", "F.linear"]),
+    ]:
+        traced = torch.jit.trace(model, x)
+        nodes = _executable(traced.graph).nodes
+        assert sorted(n.kind for n in nodes) == sorted(kinds)
+        assert not any(n.attrs.get("then") for n in nodes)
+        with torch.no_grad():
+            got, want = traced(x), model(x)
+        for a, b in zip(
+            got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)
+        ):
+            torch.testing.assert_close(a, b)
+
+
+def test_an_mlp_block_with_gradients_or_other_dtypes_falls_back():
+    torch.manual_seed(0)
+    model, x = Block(), torch.randn(2, 7, 16)
+    traced = torch.jit.trace(model, x)
+    with torch.no_grad():
+        torch.testing.assert_close(traced(x), model(x), rtol=1e-6, atol=1e-6)
+    traced(x).sum().backward()  # (parameters require grad: products and group apart)
+    got = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    model(x).sum().backward()
+    for g, p in zip(got, model.parameters()):
+        torch.testing.assert_close(g, p.grad)

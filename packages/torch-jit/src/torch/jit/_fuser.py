@@ -218,15 +218,19 @@ class Program:
         except RuntimeError:  # shapes that do not broadcast: the op-by-op path says which op
             return None
 
-    def run_linear(self, x, w, b, others, slot):
+    def run_linear(self, x, w, b, others, slot, then=None):
         """The group's outputs with input ``slot`` taken as ``F.linear(x, w, b)``, made in
-        row chunks under the program (csrc/fused.cpp's Note [Epilogue fusion]), or ``None``
-        when these tensors need the product and the group apart: an input other than the
+        row chunks under the program (csrc/fused.cpp's Note [Epilogue fusion]); with
+        ``then = (w2, b2)``, ``[F.linear(the one output, w2, b2)]`` made the same way. ``None``
+        when these tensors need the products and the group apart: an input other than the
         product's size, a bias or weight of another form, not all float32 or float64 CPU."""
-        tensors = [x, w, *others] + ([b] if b is not None else [])
+        w2, b2 = then if then is not None else (None, None)
+        tensors = [x, w, *others] + [t for t in (b, w2, b2) if t is not None]
         if any(t.__class__ not in _OK_TYPES for t in tensors):
             return None
         if x.dim() < 2 or w.dim() != 2 or (b is not None and b.dim() != 1):
+            return None
+        if then is not None and (w2.dim() != 2 or (b2 is not None and b2.dim() != 1)):
             return None
         lead, n = tuple(x.shape[:-1]), w.shape[0]
         full, m = (*lead, n), math.prod(lead)
@@ -239,7 +243,7 @@ class Program:
             else:
                 return None
         ins.insert(slot, None)
-        b = b.contiguous() if b is not None else None
+        b, w2, b2 = (t.contiguous() if t is not None else None for t in (b, w2, b2))
         try:
             outs = torch._C._fused_linear_elementwise(
                 x.reshape(m, x.shape[-1]).contiguous(),
@@ -250,10 +254,14 @@ class Program:
                 ins,
                 slot,
                 self.outputs,
+                w2,
+                b2,
             )
         except (TypeError, RuntimeError):  # dtypes or shapes that F.linear itself must judge
             return None
-        return None if outs is None else [o.view(full) for o in outs]
+        if outs is None:
+            return None
+        return [o.view(*lead, o.shape[-1]) for o in outs]
 
 
 def compile_group(node):

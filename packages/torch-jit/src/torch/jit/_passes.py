@@ -514,6 +514,20 @@ def fuse_elementwise(graph, min_size=2):
     return made
 
 
+def _linear_args(node):
+    """(input, weight, bias) of a plain ``F.linear`` call node, else None."""
+    if node is None or node.kind != "F.linear" or len(node.args) > 3:
+        return None
+    args = dict(zip(("input", "weight", "bias"), node.args))
+    args.update(node.kwargs)
+    if set(args) - {"input", "weight", "bias"}:
+        return None
+    x, w = args.get("input"), args.get("weight")
+    if not isinstance(x, Value) or not isinstance(w, Value):
+        return None
+    return x, w, args.get("bias")
+
+
 def absorb_linear_products(graph):
     """Give each fusion group the ``F.linear`` whose result it alone reads, as one
     ``prim::LinearFusionGroup`` node: args ``(input, weight, bias, *the group's other
@@ -523,16 +537,23 @@ def absorb_linear_products(graph):
     csrc/fused.cpp), so the product is never written whole; where that kernel does not
     apply it runs ``F.linear`` and the group. Only for what the traced shapes show safe:
     every output of the group has the product's shape, nothing else reads the product.
+
+    Where the group has one output and an ``F.linear`` alone reads it (an MLP block:
+    linear, activation, linear), that second linear joins too: attribute ``then``, args
+    ``(input, weight, bias, weight2, bias2, *the group's other args)``, the node's output
+    the second linear's; weight2 and bias2 must exist where the group runs.
+
     Graphs with in-place ops are left alone. Returns the number of groups given a product.
     (A run-time rewrite only: saved and exported graphs keep plain groups.)"""
     if _mutating(graph):
         return 0
-    reads = {}
+    reads, reader = {}, {}
 
     def count(nodes):  # (a group's own block reads only its inputs: not counted)
         for n in nodes:
             for v in n.inputs:
                 reads[v] = reads.get(v, 0) + 1
+                reader[v] = n
             for b in n.blocks if n.kind != "prim::FusionGroup" else ():
                 count(b.nodes)
                 for v in values_in(b.outputs):
@@ -542,31 +563,41 @@ def absorb_linear_products(graph):
     for v in values_in(graph.out):
         reads[v] = reads.get(v, 0) + 2
     producer = {v: n for n in graph.nodes for v in n.outputs}
+    position = {n: i for i, n in enumerate(graph.nodes)}
+
+    def before(v, node):  # v is a constant, an input, or made by an earlier node
+        p = producer.get(v) if isinstance(v, Value) else None
+        return p is None or position[p] < position[node]
+
     replace, made = {}, 0
     for g in graph.nodes:
         if g.kind != "prim::FusionGroup" or g.kwargs:
             continue
         for slot, v in enumerate(g.args):
             p = producer.get(v)
-            if p is None or p.kind != "F.linear" or p in replace or reads.get(v) != 1:
+            first = _linear_args(p)
+            if first is None or p in replace or reads.get(v) != 1:
                 continue
-            args = dict(zip(("input", "weight", "bias"), p.args))
-            args.update(p.kwargs)
-            if len(p.args) > 3 or set(args) - {"input", "weight", "bias"}:
-                continue
-            x, w, b = args.get("input"), args.get("weight"), args.get("bias")
-            if not isinstance(x, Value) or not isinstance(w, Value) or v.shape is None:
-                continue
-            if len(v.shape) < 2 or any(o.shape != v.shape for o in g.outputs):
+            x, w, b = first
+            if v.shape is None or len(v.shape) < 2 or any(o.shape != v.shape for o in g.outputs):
                 continue
             rest = tuple(a for i, a in enumerate(g.args) if i != slot)
+            args, out, attrs = (x, w, b, *rest), g.out, {**g.attrs, "slot": slot}
+            z = g.outputs[0] if len(g.outputs) == 1 else None
+            q = reader.get(z) if z is not None and reads.get(z) == 1 else None
+            second = _linear_args(q) if position.get(q, -1) > position[g] else None
+            if second is not None and second[0] is z and before(second[1], g):
+                _, w2, b2 = second
+                if before(b2, g) and q not in replace:
+                    replace[q] = []
+                    args, out, attrs = (x, w, b, w2, b2, *rest), q.out, {**attrs, "then": True}
             replace[p] = []
             replace[g] = [
                 Node(
                     "prim::LinearFusionGroup",
-                    args=(x, w, b, *rest),
-                    out=g.out,
-                    attrs={**g.attrs, "slot": slot},
+                    args=args,
+                    out=out,
+                    attrs=attrs,
                     blocks=g.blocks,
                     source=g.source,
                 )

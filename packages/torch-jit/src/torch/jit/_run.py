@@ -114,29 +114,37 @@ def _program(node, tensors):
     return program
 
 
-def _run_fusion(node, env, ins=None):
-    """A fusion group: one pass of the core's fused kernel (torch/jit/_fuser.py) where it
-    can, else its elementwise ops one by one (see :func:`_program`)."""
-    if ins is None:
-        ins = [env[v] for v in node.args]  # (a group's arguments are its input values)
+def _group_outputs(node, env, ins):
+    """A fusion group's outputs: one pass of the core's fused kernel (torch/jit/_fuser.py)
+    where it can, else its elementwise ops one by one (see :func:`_program`)."""
     program = _program(node, ins)
     outs = program.run(ins) if program else None
-    if outs is None:
-        outs = run_block(node.blocks[0], env, ins)
+    return outs if outs is not None else run_block(node.blocks[0], env, ins)
+
+
+def _run_fusion(node, env):
+    outs = _group_outputs(node, env, [env[v] for v in node.args])  # (its args are values)
     _bind(node.out, tuple(outs) if isinstance(node.out, tuple) else outs[0], env)
 
 
 def _run_linear_fusion(node, env):
-    """A fusion group with the ``F.linear`` it reads (:func:`_passes.absorb_linear_products`):
-    the product made chunk by chunk under the group's program where the kernel applies,
-    else the product, then the group as :func:`_run_fusion` runs it."""
+    """A fusion group with the ``F.linear`` it reads (:func:`_passes.absorb_linear_products`),
+    and with ``then`` the ``F.linear`` that reads its one output: the products made chunk by
+    chunk around the group's program where the kernel applies, else the first product, the
+    group as :func:`_run_fusion` runs it, then the second product."""
     x, w, b, *rest = map_values(node.args, env.__getitem__)
+    then = None
+    if node.attrs.get("then"):
+        w2, b2, *rest = rest
+        then = (w2, b2)
     slot = node.attrs["slot"]
-    program = _program(node, [x, w, b, *rest])
-    outs = program.run_linear(x, w, b, rest, slot) if program else None
+    program = _program(node, [x, w, b, *rest, *(then or ())])
+    outs = program.run_linear(x, w, b, rest, slot, then) if program else None
     if outs is None:
         ins = rest[:slot] + [torch.nn.functional.linear(x, w, b)] + rest[slot:]
-        return _run_fusion(node, env, ins)
+        outs = _group_outputs(node, env, ins)
+        if then is not None:
+            outs = [torch.nn.functional.linear(outs[0], *then)]
     _bind(node.out, tuple(outs) if isinstance(node.out, tuple) else outs[0], env)
 
 
