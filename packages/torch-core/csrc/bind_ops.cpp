@@ -254,7 +254,8 @@ void bind_ops(py::module_& m, py::class_<Tensor>& cls) {
       {"_gelu_grad", Op::gelu_grad},         {"_gelu_tanh_grad", Op::gelu_tanh_grad},
       {"_silu_grad", Op::silu_grad},         {"_leaky_relu_grad", Op::leaky_relu_grad},
       {"_elu_grad", Op::elu_grad},           {"_selu_grad", Op::selu_grad},
-      {"_softplus_grad", Op::softplus_grad}, {"_hardtanh_grad", Op::hardtanh_grad}};
+      {"_softplus_grad", Op::softplus_grad}, {"_hardtanh_grad", Op::hardtanh_grad},
+      {"_tanh_grad", Op::tanh_grad},         {"_sigmoid_grad", Op::sigmoid_grad}};
   for (const auto& [name, op] : activation_grads)
     m.def(
         name,

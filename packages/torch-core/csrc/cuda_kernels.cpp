@@ -180,7 +180,9 @@ const std::map<Op, EwOp>& ew_ops() {
       {Op::softplus,
        {1, "A bx = a * S0; r = bx > S1 ? a : F(log1p)(F(exp)(bx)) / S0;", EwOp::Floats}},
       {Op::hardtanh, {1, "r = a <= S0 ? S0 : (a >= S1 ? S1 : a);", EwOp::Floats}},
-      // activation gradients (g, x)
+      // activation gradients (g, x); tanh's and sigmoid's from their output (g, y)
+      {Op::tanh_grad, {2, "r = a * (A(1) - b * b);", EwOp::Floats}},
+      {Op::sigmoid_grad, {2, "r = a * b * (A(1) - b);", EwOp::Floats}},
       {Op::gelu_grad,
        {2,
         "A cdf = A(0.5) * F(erfc)(-b * A(0.70710678118654752440));"

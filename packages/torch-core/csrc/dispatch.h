@@ -26,6 +26,7 @@ namespace tc {
   /* fused activations and their gradients (grad, x) */                                    \
   X(gelu, unary_float) X(gelu_tanh, unary_float) X(silu, unary_float)                      \
   X(gelu_grad, binary_float) X(gelu_tanh_grad, binary_float) X(silu_grad, binary_float)    \
+  X(tanh_grad, binary_float) X(sigmoid_grad, binary_float)                                \
   X(leaky_relu, unary_float) X(elu, unary_float) X(selu, unary_float)                      \
   X(softplus, unary_float) X(hardtanh, unary_float)                                        \
   X(leaky_relu_grad, binary_float) X(elu_grad, binary_float) X(selu_grad, binary_float)    \

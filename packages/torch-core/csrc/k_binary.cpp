@@ -284,6 +284,9 @@ TC_INLINE A silu_grad_impl(A g, A x) {
   A s = A(1) / (A(1) + fast_exp(-x));
   return g * s * (A(1) + x * (A(1) - s));
 }
+// tanh's and sigmoid's gradients from their output y: g (1 - y^2) and g y (1 - y)
+TC_FN2(TanhGradF, (A(1) - y * y) * x)
+TC_FN2(SigmoidGradF, x * y * (A(1) - y))
 TC_FN2(GeluGradF, gelu_grad_impl(x, y))
 TC_FN2(GeluTanhGradF, gelu_tanh_grad_impl(x, y))
 TC_FN2(SiluGradF, silu_grad_impl(x, y))
@@ -375,6 +378,8 @@ void register_binary_kernels() {
   reg<binary_kernel, MaximumF, TC_ALL>(Op::maximum);
   reg<binary_kernel, ReluGradF, TC_FLOATS>(Op::relu_grad);
   reg<binary_kernel, MinimumF, TC_ALL>(Op::minimum);
+  reg<binary_kernel, TanhGradF, TC_FLOATS>(Op::tanh_grad);
+  reg<binary_kernel, SigmoidGradF, TC_FLOATS>(Op::sigmoid_grad);
   reg<binary_kernel, GeluGradF, TC_FLOATS>(Op::gelu_grad);
   reg<binary_kernel, GeluTanhGradF, TC_FLOATS>(Op::gelu_tanh_grad);
   reg<binary_kernel, SiluGradF, TC_FLOATS>(Op::silu_grad);

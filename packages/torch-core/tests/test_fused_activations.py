@@ -152,3 +152,39 @@ def test_parametrised_activations_and_gradients(name, params, f, df, dtype):
     expect = g.double().numpy() * df(xr, *params)
     np.testing.assert_allclose(gx.double().numpy(), expect, rtol=tol, atol=tol)
     assert math.isnan(getattr(_C, name)(torch.tensor([float("nan")]), *params).item())
+
+
+# tanh's and sigmoid's gradients from the forward's output y: g (1 - y^2) and g y (1 - y)
+OUTPUT_GRAD_CASES = [
+    ("_tanh_grad", np.tanh, lambda g, y: g * (1 - y * y)),
+    ("_sigmoid_grad", expit, lambda g, y: g * y * (1 - y)),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("name,f,df", OUTPUT_GRAD_CASES, ids=[c[0] for c in OUTPUT_GRAD_CASES])
+def test_gradients_from_the_output(name, f, df, dtype):
+    y = torch.from_numpy(f(np.linspace(-8, 8, 4001))).to(dtype)
+    g = torch.linspace(-3, 3, y.numel(), dtype=dtype)
+    gx = getattr(_C, name)(g, y)
+    assert gx.dtype == dtype and gx.shape == y.shape
+    expect = df(g.double().numpy(), y.double().numpy())
+    tol = 1e-2 if dtype == torch.bfloat16 else TOL[dtype]
+    np.testing.assert_allclose(gx.double().numpy(), expect, rtol=tol, atol=tol)
+    # broadcast and strided operands (sum's gradient is an expanded one)
+    y2 = y[:4000].reshape(40, 100).t()
+    gx2 = getattr(_C, name)(torch.ones((), dtype=dtype).expand(100, 40), y2)
+    np.testing.assert_allclose(
+        gx2.double().numpy(), df(1.0, y2.double().numpy()), rtol=tol, atol=tol
+    )
+
+
+@pytest.mark.parametrize("op", [torch.tanh, torch.sigmoid], ids=lambda f: f.__name__)
+def test_tanh_sigmoid_backward_through_the_one_pass_kernels(op):
+    x = torch.randn(6, 5, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(op, (x,))
+    assert torch.autograd.gradgradcheck(op, (x,))
+    (g,) = torch.autograd.grad(op(x).sum(), x, create_graph=True)
+    assert type(g.grad_fn).__name__ == op.__name__.capitalize() + "BackwardBackward0"
+    z = torch.randn(4, dtype=torch.complex128, requires_grad=True)  # (the composite path)
+    assert torch.autograd.gradcheck(op, (z,))

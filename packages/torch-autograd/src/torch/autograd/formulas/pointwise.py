@@ -97,8 +97,29 @@ AcoshBackward0 = _unary(  # 1 / sqrt(x^2 - 1) as 1 / (sqrt(x - 1) sqrt(x + 1)): 
     "AcoshBackward0", ("acosh", "arccosh"), lambda g, x: g * ((x - 1) * (x + 1)).rsqrt(), "x"
 )
 AtanhBackward0 = _unary("AtanhBackward0", ("atanh", "arctanh"), lambda g, x: g / (1 - x * x), "x")
-TanhBackward0 = _unary("TanhBackward0", ("tanh",), lambda g, y: g * (1 - y * y), "y")
-SigmoidBackward0 = _unary("SigmoidBackward0", ("sigmoid",), lambda g, y: g * y * (1 - y), "y")
+
+
+def _one_pass(kernel, composite):
+    """g f'(x) from the output y: ``kernel(g, y)`` (one pass, no temporaries) for real floats
+    of one dtype; else the ops of ``composite`` (complex, mixed dtypes)."""
+
+    def deriv(g, y):
+        if g.dtype == y.dtype and g.dtype.is_floating_point and g.device == y.device:
+            return kernel(g, y)
+        return composite(g, y)
+
+    return deriv
+
+
+TanhBackward0 = _unary(
+    "TanhBackward0", ("tanh",), _one_pass(_C._tanh_grad, lambda g, y: g * (1 - y * y)), "y"
+)
+SigmoidBackward0 = _unary(
+    "SigmoidBackward0",
+    ("sigmoid",),
+    _one_pass(_C._sigmoid_grad, lambda g, y: g * y * (1 - y)),
+    "y",
+)
 ErfBackward0 = _unary("ErfBackward0", ("erf",), lambda g, x: g * _2_SQRTPI * (-x * x).exp(), "x")
 ErfinvBackward0 = _unary(
     "ErfinvBackward0", ("erfinv",), lambda g, y: g * _SQRTPI_2 * (y * y).exp(), "y"
@@ -202,6 +223,12 @@ SiluBackwardBackward0 = _activation_grad(
 )
 LeakyReluBackwardBackward0 = _activation_grad(
     "LeakyReluBackwardBackward0", "_leaky_relu_grad", _C._leaky_relu_grad
+)
+TanhBackwardBackward0 = _activation_grad(  # d/dy g (1 - y^2) = -2 g y
+    "TanhBackwardBackward0", "_tanh_grad", _C._tanh_grad, lambda y, a, b: -2 * y
+)
+SigmoidBackwardBackward0 = _activation_grad(  # d/dy g y (1 - y) = g (1 - 2 y)
+    "SigmoidBackwardBackward0", "_sigmoid_grad", _C._sigmoid_grad, lambda y, a, b: 1 - 2 * y
 )
 EluBackwardBackward0 = _activation_grad(
     "EluBackwardBackward0", "_elu_grad", _C._elu_grad, _elu_second
