@@ -97,6 +97,82 @@ static void check_no_internal_overlap(const Tensor& out, const char* op) {
              "Please clone() the tensor before performing the operation.");
 }
 
+// ---------------------------------------------------------------- dim order and output layout
+// t's strides aligned to the broadcast shape `sh` (reversed: index 0 is the last dim), times
+// `scale`; 0 where t is broadcast, dims that cannot order the others.
+static SmallVec<int64_t> aligned_strides(const Tensor& t, const Shape& sh, int64_t scale) {
+  int nd = int(sh.size());
+  SmallVec<int64_t> st(nd);
+  int64_t lead = nd - t.dim();
+  for (int d = 0; d < nd; d++) {
+    int64_t td = nd - 1 - d - lead;  // dim of t aligned with reversed dim d
+    st[d] = (td < 0 || (t.size(td) == 1 && sh[d] != 1)) ? 0 : t.stride(td) * scale;
+  }
+  return st;
+}
+
+// The reversed dims of `sh` ordered fastest first by the operands' strides `st`. A pair of dims
+// is ordered by the first operand with nonzero strides on both (equal strides: the smaller dim
+// first); an insertion sort that carries a dim on past those no operand can order it against,
+// so a broadcast dim between two others does not pin them. The same order decides the loops
+// (plan) and the layout of a new output (output_order), so the two merge into one run.
+static SmallVec<int> order_dims(const Shape& sh, const SmallVec<int64_t>* st, int nops) {
+  int nd = int(sh.size());
+  SmallVec<int> perm(nd);
+  for (int d = 0; d < nd; d++) perm[d] = d;
+  auto slower = [&](int a, int b) {  // 1: a is slower than b, -1: faster, 0: no operand says
+    for (int k = 0; k < nops; k++) {
+      int64_t sa = st[k][a] < 0 ? -st[k][a] : st[k][a], sb = st[k][b] < 0 ? -st[k][b] : st[k][b];
+      if (sa == 0 || sb == 0) continue;
+      if (sa != sb) return sa > sb ? 1 : -1;
+      if (sh[a] > sh[b]) return 1;
+    }
+    return 0;
+  };
+  for (int i = 1; i < nd; i++)
+    for (int j = i - 1, cur = i; j >= 0; j--) {
+      int c = slower(perm[j], perm[cur]);
+      if (c < 0) break;
+      if (c > 0) {
+        std::swap(perm[j], perm[cur]);
+        cur = j;
+      }
+    }
+  return perm;
+}
+
+// Note [Output layout]: a new output is dense, its dims in the order of its inputs' strides,
+// the first input deciding where they disagree (a transposed or channels-last input gives a
+// transposed or channels-last result, as in PyTorch; NumPy's order='K' is alike). Broadcast
+// dims decide nothing: row-major inputs, or ones that cannot order the dims (expanded tensors,
+// numbers), give a row-major output. A sliced (non-dense) input orders them too, as in PyTorch.
+static SmallVec<int> output_order(const Shape& shape, const Tensor* ins, int n) {
+  int nd = int(shape.size());
+  Shape sh(nd);
+  for (int d = 0; d < nd; d++) sh[d] = shape[nd - 1 - d];
+  SmallVec<int64_t> st[kMaxOperands];
+  for (int i = 0; i < n; i++) st[i] = aligned_strides(ins[i], sh, 1);
+  return order_dims(sh, st, n);
+}
+
+// A new dense tensor whose dims lie in memory in `order` (reversed dims, fastest first).
+static Tensor empty_in_order(const Shape& shape, const SmallVec<int>& order, ScalarType dtype,
+                             Device device) {
+  Tensor t = empty(shape, dtype, device);
+  int nd = int(shape.size());
+  bool row_major = true;
+  for (int i = 0; i < nd; i++) row_major &= order[i] == i;
+  if (row_major || t.numel() == 0) return t;
+  // Each stride is a product of sizes of one nonempty tensor, so none overflows.
+  int64_t step = 1;
+  for (int i = 0; i < nd; i++) {
+    int64_t d = nd - 1 - order[i];
+    t.impl()->strides[d] = step;
+    step *= shape[d];
+  }
+  return t;
+}
+
 ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor& out,
                                        std::initializer_list<Tensor> inputs) {
   ElementwiseIter it;
@@ -181,9 +257,11 @@ ElementwiseIter ElementwiseIter::build(const ElementwiseSpec& spec, const Tensor
     it.out_ = out;
     it.written_ = out;
   } else {
-    it.out_ = empty(shape, kernel_res, device);
+    // Before the casts below, which make contiguous copies: the layout is the inputs'.
+    SmallVec<int> order = output_order(shape, ins, n);
+    it.out_ = empty_in_order(shape, order, kernel_res, device);
     if (out.defined() || kernel_res != res)
-      it.user_out_ = out.defined() ? out : empty(shape, res, device);
+      it.user_out_ = out.defined() ? out : empty_in_order(shape, order, res, device);
   }
   for (int i = first; i < n; i++)
     if (ins[i].dtype() != compute) ins[i] = to_dtype(ins[i], compute);
@@ -224,33 +302,12 @@ void ElementwiseIter::plan(const Shape& shape, const Tensor* ops) {
   Shape sh(nd);
   for (int d = 0; d < nd; d++) sh[d] = shape[nd - 1 - d];
   for (int k = 0; k < ntensors; k++) {
-    const Tensor& t = ops[k];
-    int64_t isz = int64_t(t.itemsize()), lead = nd - t.dim();
-    st[k].resize(nd);
-    for (int d = 0; d < nd; d++) {
-      int64_t td = nd - 1 - d - lead;  // dim of t aligned with reversed dim d
-      st[k][d] = (td < 0 || t.size(td) == 1) ? 0 : t.stride(td) * isz;
-    }
-    base_[k] = t.data();
-    operands_[k] = t;
+    st[k] = aligned_strides(ops[k], sh, int64_t(ops[k].itemsize()));
+    base_[k] = ops[k].data();
+    operands_[k] = ops[k];
   }
-  // Order dims fastest-first by the output's strides (insertion sort keeps it stable).
-  std::vector<int> perm(nd);
-  for (int d = 0; d < nd; d++) perm[d] = d;
-  auto abs_st = [&](int k, int d) { return st[k][d] < 0 ? -st[k][d] : st[k][d]; };
-  for (int i = 1; i < nd; i++)
-    for (int j = i; j > 0; j--) {
-      int a = perm[j - 1], b = perm[j];
-      bool swap = false;
-      for (int k = 0; k < ntensors; k++) {
-        int64_t sa = abs_st(k, a), sb = abs_st(k, b);
-        if (sa == 0 || sb == 0) continue;  // broadcast dims don't decide
-        swap = sb < sa;
-        break;
-      }
-      if (!swap) break;
-      std::swap(perm[j - 1], perm[j]);
-    }
+  // Loop fastest-first in the output's order (then the inputs').
+  SmallVec<int> perm = order_dims(sh, st, ntensors);
   // Merge neighbours that are one run for every operand; drop size-1 dims.
   shape_ = Shape();
   for (int k = 0; k < ntensors; k++) strides_[k] = SmallVec<int64_t>();

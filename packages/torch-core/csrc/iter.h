@@ -3,7 +3,8 @@
 // An ElementwiseIter holds an output (operand 0) and up to three inputs, already
 // broadcast to one shape, cast to one compute dtype, with byte strides per operand.
 // Dims are reordered (fastest first) and merged where every operand allows, so a
-// contiguous tensor of any rank is a single loop of numel elements.
+// contiguous tensor of any rank is a single loop of numel elements; so is a transposed or
+// channels-last one, whose new output takes the same layout.
 //
 // Kernels see only 1-D loops: loop(data[ntensors], strides[ntensors], n), called for
 // each run of the innermost dim; for_each splits big work across OpenMP threads.
@@ -42,7 +43,8 @@ void set_num_threads(int n);
 
 class ElementwiseIter {
  public:
-  // out: an existing output (out= or in-place self) or an undefined Tensor to allocate one.
+  // out: an existing output (out= or in-place self) or an undefined Tensor to allocate one,
+  // laid out in the inputs' memory order (Note [Output layout] in iter.cpp).
   static ElementwiseIter build(const ElementwiseSpec& spec, const Tensor& out,
                                std::initializer_list<Tensor> inputs);
 
