@@ -10,6 +10,8 @@ what programs set.
 import torch.backends as _backends
 
 __all__ = [
+    "cudnn_sdp_enabled",
+    "enable_cudnn_sdp",
     "enable_flash_sdp",
     "enable_math_sdp",
     "enable_mem_efficient_sdp",
@@ -53,7 +55,7 @@ class _Matmul:
 
 matmul = _Matmul()
 
-_sdp = {"flash": True, "mem_efficient": True, "math": True}
+_sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
 
 
 def flash_sdp_enabled():
@@ -78,3 +80,11 @@ def math_sdp_enabled():
 
 def enable_math_sdp(enabled):
     _sdp["math"] = bool(enabled)
+
+
+def cudnn_sdp_enabled():
+    return _sdp["cudnn"]
+
+
+def enable_cudnn_sdp(enabled):
+    _sdp["cudnn"] = bool(enabled)
