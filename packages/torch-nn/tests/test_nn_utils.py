@@ -55,6 +55,29 @@ def test_clip_grad_norm_other_norms_and_single_tensor():
     assert clip_grad_norm_([nn.Parameter(torch.ones(2))], 1.0).item() == 0.0  # no grads
 
 
+@pytest.mark.parametrize("order", [2.0, 1.0, 3.0, 0.0, math.inf, -math.inf])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_clip_grad_norm_matches_numpy_for_every_order(order, dtype):
+    g = torch.Generator().manual_seed(int(abs(order)) if math.isfinite(order) else 9)
+    shapes = [(70, 13), (5,), (3, 4, 6)]
+    ps = [nn.Parameter(torch.zeros(s, dtype=dtype)) for s in shapes]
+    for p in ps:
+        p.grad = torch.randn(p.shape, generator=g, dtype=dtype)
+        p.grad[..., 0] = 0.0  # (zeros count for the 0-"norm")
+    # the norm of the gradients' norms (for orders other than 0, the norm of all as one vector)
+    want = np.linalg.norm([np.linalg.norm(p.grad.numpy().ravel(), order) for p in ps], order)
+    if order != 0:
+        flat = np.concatenate([p.grad.numpy().ravel() for p in ps])
+        np.testing.assert_allclose(want, np.linalg.norm(flat, order), rtol=1e-6)
+    before = [p.grad.clone() for p in ps]
+    total = clip_grad_norm_(ps, 0.5, norm_type=order)
+    assert total.dtype == dtype
+    np.testing.assert_allclose(total.item(), want, rtol=1e-5)
+    coef = min(0.5 / (want + 1e-6), 1.0)
+    for p, b in zip(ps, before):
+        np.testing.assert_allclose(p.grad.numpy(), b.numpy() * coef, rtol=1e-5, atol=1e-7)
+
+
 def test_clip_grad_norm_nonfinite():
     ps = _params_with_grads([float("inf"), 1.0])
     with pytest.raises(RuntimeError, match="non-finite"):

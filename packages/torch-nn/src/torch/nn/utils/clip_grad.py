@@ -20,18 +20,11 @@ def _as_list(tensors):
 def _norm(t, norm_type):
     if is_sparse_tensor(t):  # the norm of a sparse gradient: that of its entries
         t = t.coalesce()._values() if t.is_sparse else t.values()
-    a = t.detach().abs()
-    if norm_type == math.inf:
-        return a.amax() if a.numel() else torch.zeros((), dtype=t.dtype)
-    if norm_type == -math.inf:
-        return a.amin()
-    if norm_type == 0:
-        return (a != 0).sum().to(t.dtype)
-    if norm_type == 1:
-        return a.sum()
-    if norm_type == 2:
-        return (a * a).sum().sqrt()
-    return a.pow(norm_type).sum().pow(1.0 / norm_type)
+    t = t.detach()
+    if norm_type == math.inf and not t.numel():
+        return torch.zeros((), dtype=t.dtype)
+    # (one pass over the gradient for the 2-norm, where |g|, |g|^2 and the sum took three)
+    return torch.linalg.vector_norm(t, norm_type)
 
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
