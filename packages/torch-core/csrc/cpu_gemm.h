@@ -86,6 +86,13 @@ void on_threads(int nt, const F& f) {
   scipy_openblas_set_num_threads(blas_threads);
 }
 
+// Note [Skinny products]: MKL's own threads share a product with few rows (or columns)
+// badly: an LSTM step's 20x650 @ 650x2600 took 1.2 ms on two threads, about its one-thread
+// time, and 0.8 ms as two one-thread panels of c; 128x1024 @ 1024x1024 2.7 ms against 2.1.
+// From 256 rows and columns on, MKL's threads are as fast or faster (700x650 @ 650x2600:
+// 19.2 ms against 22.3 as panels), so only products below that are cut into panels here.
+constexpr int64_t kSkinnyGemm = 256;
+
 // cpu_gemm with c cut into one panel per thread along its longer side (panels of whole
 // 16-wide tiles, so each thread's BLAS keeps its full kernel width).
 template <class T>
@@ -95,7 +102,7 @@ void par_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const 
   const int64_t len = by_cols ? n : m;
   int nt = double(m) * double(n) * double(k) >= kParallelGemm ? get_num_threads() : 1;
   nt = int(std::min<int64_t>(nt, (len + 15) / 16));
-  if (mkl.sgemm && k > 0)
+  if (mkl.sgemm && k > 0 && (nt <= 1 || std::min(m, n) >= kSkinnyGemm))
     return mkl_gemm<T>(nt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if (nt <= 1) {
     int blas_threads = scipy_openblas_get_num_threads();
