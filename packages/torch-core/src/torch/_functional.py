@@ -157,8 +157,19 @@ def _all_dims(op, input, dim):
     return dims
 
 
+# every dim of an n-dim tensor, for the common x.amax() / x.amin() (the core raises on an
+# empty tensor, and the path with the checks then says why)
+_EVERY_DIM = tuple(tuple(builtins.range(n)) for n in builtins.range(9))
+
+
 def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     """Maximum over ``dim`` (all dims by default); NaN propagates."""
+    if dim == () and out is None and axis is None and keepdims is None:
+        if input.__class__ is Tensor and input.dim() < 9:
+            try:
+                return _C._amax(input, _EVERY_DIM[input.dim()], keepdim, None)
+            except IndexError:
+                pass
     if axis is not None or keepdims is not None:  # (NumPy spellings)
         dim, keepdim = numpy_args("amax", dim, keepdim, axis, keepdims, ())
     return write_out(_C._amax(input, _all_dims("amax", input, dim), keepdim, None), out)
@@ -166,6 +177,12 @@ def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
 
 def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     """Minimum over ``dim`` (all dims by default); NaN propagates."""
+    if dim == () and out is None and axis is None and keepdims is None:
+        if input.__class__ is Tensor and input.dim() < 9:
+            try:
+                return _C._amin(input, _EVERY_DIM[input.dim()], keepdim, None)
+            except IndexError:
+                pass
     if axis is not None or keepdims is not None:  # (NumPy spellings)
         dim, keepdim = numpy_args("amin", dim, keepdim, axis, keepdims, ())
     return write_out(_C._amin(input, _all_dims("amin", input, dim), keepdim, None), out)
