@@ -162,14 +162,22 @@ def _all_dims(op, input, dim):
 _EVERY_DIM = tuple(tuple(builtins.range(n)) for n in builtins.range(9))
 
 
+def _over_every_dim(reduce, input, keepdim):
+    """reduce(input, every dim) for a plain tensor, else None (and None where it raises)."""
+    if input.__class__ is Tensor and input.dim() < 9:
+        try:
+            return reduce(input, _EVERY_DIM[input.dim()], keepdim, None)
+        except IndexError:
+            return None
+    return None
+
+
 def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     """Maximum over ``dim`` (all dims by default); NaN propagates."""
-    if dim == () and out is None and axis is None and keepdims is None:
-        if input.__class__ is Tensor and input.dim() < 9:
-            try:
-                return _C._amax(input, _EVERY_DIM[input.dim()], keepdim, None)
-            except IndexError:
-                pass
+    if dim.__class__ is tuple and not dim and out is None and axis is None and keepdims is None:
+        r = _over_every_dim(_C._amax, input, keepdim)
+        if r is not None:
+            return r
     if axis is not None or keepdims is not None:  # (NumPy spellings)
         dim, keepdim = numpy_args("amax", dim, keepdim, axis, keepdims, ())
     return write_out(_C._amax(input, _all_dims("amax", input, dim), keepdim, None), out)
@@ -177,12 +185,10 @@ def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
 
 def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     """Minimum over ``dim`` (all dims by default); NaN propagates."""
-    if dim == () and out is None and axis is None and keepdims is None:
-        if input.__class__ is Tensor and input.dim() < 9:
-            try:
-                return _C._amin(input, _EVERY_DIM[input.dim()], keepdim, None)
-            except IndexError:
-                pass
+    if dim.__class__ is tuple and not dim and out is None and axis is None and keepdims is None:
+        r = _over_every_dim(_C._amin, input, keepdim)
+        if r is not None:
+            return r
     if axis is not None or keepdims is not None:  # (NumPy spellings)
         dim, keepdim = numpy_args("amin", dim, keepdim, axis, keepdims, ())
     return write_out(_C._amin(input, _all_dims("amin", input, dim), keepdim, None), out)
