@@ -6,9 +6,14 @@ duration, measured with ``time.perf_counter_ns``, and its thread. ``prof.key_ave
 groups them by name (count, total, self and average times; *self* excludes the ranges nested
 inside, on the same thread), ``.table(sort_by=..., row_limit=...)`` prints that, and
 ``export_chrome_trace(path)`` writes the ranges as Chrome-trace JSON (``chrome://tracing``,
-Perfetto, TensorBoard). Individual tensor ops are not timed: mark the code of interest with
-``record_function``. With no profiler active a ``record_function`` range costs one list test,
-and nothing else in torch looks at the profiler.
+Perfetto, TensorBoard). The tensor ops are timed too, each call an ``aten::<name>`` event
+(``aten::linear``, ``aten::add`` for ``a + b``; with ``record_shapes=True`` also the shapes
+of its tensor arguments, which ``key_averages(group_by_input_shape=True)`` groups by): while
+a profiler records, the ops of ``torch``, ``torch.nn.functional``, ``torch.linalg``,
+``torch.special``, ``torch.fft`` and the ``Tensor`` methods are timing wrappers
+(``_op_events``), and when none records they are the plain functions again. With no
+profiler active a ``record_function`` range costs one list test, and nothing else in torch
+looks at the profiler.
 
 ``torch.ops.profiler._record_function_enter(name)`` (a uint8 handle tensor) or
 ``_record_function_enter_new(name)`` (a ``_RecordFunction``) opens the same range, and
@@ -17,8 +22,8 @@ and nothing else in torch looks at the profiler.
 ``schedule(wait=, warmup=, active=, repeat=, skip_first=)`` and ``prof.step()`` profile only
 some steps of a loop; ``on_trace_ready`` (e.g. ``tensorboard_trace_handler(dir)``) is called
 at the end of each active span. Arguments that need a device or a tracer this build does not
-have (``ProfilerActivity.CUDA``, ``record_shapes``, ``profile_memory``, ``with_stack``,
-``with_flops``) are accepted and record nothing more.
+have (``ProfilerActivity.CUDA``, ``profile_memory``, ``with_stack``, ``with_flops``) are
+accepted and record nothing more.
 """
 
 import contextlib
@@ -28,6 +33,8 @@ import os
 import threading
 import time
 import weakref
+
+from torch.profiler import _op_events
 
 __all__ = [
     "EventList",
@@ -98,6 +105,18 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0):
 
 def _always_record(step):
     return ProfilerAction.RECORD
+
+
+def _record_op(name, args, start):
+    """An op's event (the wrappers of ``_op_events`` call this after each op)."""
+    end = _clock()
+    tid = threading.get_ident()
+    shapes = None
+    for prof in _recording:
+        if prof.record_shapes and shapes is None:
+            shapes = [list(a.shape) if hasattr(a, "shape") else [] for a in args]
+        ev = FunctionEvent(name, start, end, tid, shapes if prof.record_shapes else None)
+        prof._events.append(ev)
 
 
 class record_function(contextlib.ContextDecorator):  # noqa: N801  (PyTorch's name)
@@ -230,14 +249,16 @@ def _record_function_exit_record(record):
 
 
 class FunctionEvent:
-    """One recorded range: ``name``, start and end (ns, ``time.perf_counter_ns``), thread;
-    times in microseconds as PyTorch reports them (``cpu_time_total``, ``self_cpu_time_total``)."""
+    """One recorded range or op: ``name``, start and end (ns, ``time.perf_counter_ns``),
+    thread, ``input_shapes`` (an op's, with ``record_shapes``); times in microseconds as
+    PyTorch reports them (``cpu_time_total``, ``self_cpu_time_total``)."""
 
-    def __init__(self, name, start_ns, end_ns, thread):
+    def __init__(self, name, start_ns, end_ns, thread, input_shapes=None):
         self.name, self.key = name, name
         self.start_ns, self.end_ns, self.thread = start_ns, end_ns, thread
         self.self_ns = end_ns - start_ns  # less the nested ranges, set by _nest
         self.count = 1
+        self.input_shapes = input_shapes if input_shapes is not None else []
 
     @property
     def cpu_time_total(self):
@@ -260,8 +281,9 @@ class FunctionEventAvg:
 
     device_time_total = cuda_time_total = self_device_time_total = self_cuda_time_total = 0.0
 
-    def __init__(self, key):
+    def __init__(self, key, input_shapes=None):
         self.key = key
+        self.input_shapes = input_shapes
         self.count = 0
         self.cpu_time_total = 0.0
         self.self_cpu_time_total = 0.0
@@ -295,11 +317,16 @@ def _fmt_us(us):
 class EventList(list):
     """A list of events (or of their averages) that prints as a table."""
 
-    def key_averages(self):
-        """The events grouped by name, in order of first appearance."""
+    def key_averages(self, group_by_input_shape=False):
+        """The events grouped by name (and by the shapes of their inputs), in order of first
+        appearance."""
         groups = {}
         for ev in self:
-            groups.setdefault(ev.key, FunctionEventAvg(ev.key)).add(ev)
+            shapes = ev.input_shapes if group_by_input_shape else None
+            key = (ev.key, str(shapes)) if group_by_input_shape else ev.key
+            if key not in groups:
+                groups[key] = FunctionEventAvg(ev.key, shapes)
+            groups[key].add(ev)
         return EventList(groups.values())
 
     def table(self, sort_by=None, row_limit=100, max_name_column_width=55, **kwargs):
@@ -315,8 +342,15 @@ class EventList(list):
         total_self = sum(e.self_cpu_time_total for e in self) or 1.0
         width = max([len("Name")] + [min(len(str(e.key)), max_name_column_width) for e in rows])
         heads = ["Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "# of Calls"]
+        # averages grouped by input shape get a column of them
+        with_shapes = any(getattr(e, "input_shapes", None) is not None for e in rows) and all(
+            isinstance(e, FunctionEventAvg) for e in rows
+        )
         line = "-" * width + "  " + "  ".join("-" * 12 for _ in heads)
-        out = [line, f"{'Name':>{width}}  " + "  ".join(f"{h:>12}" for h in heads), line]
+        head = f"{'Name':>{width}}  " + "  ".join(f"{h:>12}" for h in heads)
+        if with_shapes:
+            line, head = line + "  " + "-" * 40, head + "  Input Shapes"
+        out = [line, head, line]
         for e in rows:
             name = str(e.key)[:max_name_column_width]
             cells = [
@@ -327,7 +361,10 @@ class EventList(list):
                 _fmt_us(e.cpu_time_total / max(e.count, 1)),
                 str(e.count),
             ]
-            out.append(f"{name:>{width}}  " + "  ".join(f"{c:>12}" for c in cells))
+            row = f"{name:>{width}}  " + "  ".join(f"{c:>12}" for c in cells)
+            if with_shapes:
+                row += "  " + str(e.input_shapes if e.input_shapes is not None else [])
+            out.append(row)
         out.append(line)
         out.append(f"Self CPU time total: {_fmt_us(total_self if self else 0.0)}")
         return "\n".join(out) + "\n"
@@ -342,7 +379,7 @@ class EventList(list):
         trace = [
             {
                 "ph": "X",
-                "cat": "user_annotation",
+                "cat": "cpu_op" if e.name.startswith("aten::") else "user_annotation",
                 "name": e.name,
                 "pid": pid,
                 "tid": e.thread,
@@ -373,13 +410,15 @@ def _nest(events):
 
 
 class profile:  # noqa: N801  (PyTorch's name)
-    """Collect the ``record_function`` ranges run while it is active (see the module).
+    """Collect the ``record_function`` ranges and the ops run while it is active (see the
+    module).
 
     ``schedule``: ``fn(step) -> ProfilerAction`` (see :func:`schedule`), advanced by
     :meth:`step`; without one every step is recorded. ``on_trace_ready(prof)`` is called when
     an active span ends (a RECORD_AND_SAVE step is left, or the profiler stops while
-    recording). ``activities``, ``record_shapes``, ``profile_memory``, ``with_stack``,
-    ``with_flops``, ``with_modules`` and ``experimental_config`` are accepted."""
+    recording). ``record_shapes``: each op event keeps its inputs' shapes. ``activities``,
+    ``profile_memory``, ``with_stack``, ``with_flops``, ``with_modules`` and
+    ``experimental_config`` are accepted."""
 
     def __init__(
         self,
@@ -444,8 +483,11 @@ class profile:  # noqa: N801  (PyTorch's name)
         collecting = action != ProfilerAction.NONE
         if collecting and self not in _recording:
             _recording.append(self)
+            _op_events.install(_recording, _clock, _record_op)
         elif not collecting and self in _recording:
             _recording.remove(self)
+            if not _recording:
+                _op_events.uninstall()
         self._action = action
 
     def _finish_span(self):
@@ -475,8 +517,9 @@ class profile:  # noqa: N801  (PyTorch's name)
         return self.events()
 
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0, **kwargs):
-        """The events grouped by name (see :class:`EventList`)."""
-        return self.events().key_averages()
+        """The events grouped by name, and by their input shapes with
+        ``group_by_input_shape`` (see :class:`EventList`)."""
+        return self.events().key_averages(group_by_input_shape)
 
     def table(self, sort_by=None, row_limit=100, **kwargs):
         """``key_averages().table(...)``."""
