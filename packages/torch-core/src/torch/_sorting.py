@@ -63,6 +63,9 @@ def _int_dim(value, op, arg="dim"):
 
 def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
     """Running sum along ``dim``; integers and bool accumulate in int64 unless ``dtype``."""
+    if dim.__class__ is int and dtype is None and out is None and axis is None:
+        if input.__class__ is Tensor:  # the common x.cumsum(d): the core checks d
+            return _C._cumsum(input, dim, None)
     if axis is not None:  # (NumPy spelling)
         dim, _ = numpy_args("cumsum", dim, False, axis, None, None)
     if dim is None:  # (dim is required: given as dim or axis)
@@ -74,6 +77,9 @@ def cumsum(input, dim=None, *, dtype=None, out=None, axis=None):
 
 def cumprod(input, dim=None, *, dtype=None, out=None, axis=None):
     """Running product along ``dim``; integers and bool accumulate in int64 unless ``dtype``."""
+    if dim.__class__ is int and dtype is None and out is None and axis is None:
+        if input.__class__ is Tensor:  # the common x.cumprod(d): the core checks d
+            return _C._cumprod(input, dim, None)
     if axis is not None:  # (NumPy spelling)
         dim, _ = numpy_args("cumprod", dim, False, axis, None, None)
     if dim is None:  # (dim is required: given as dim or axis)
