@@ -50,6 +50,12 @@ def _in_kernel_dtype(kernel, input, dim, op):
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None, *, axis=None):
     """exp(x) / sum(exp(x)) along ``dim`` (computed as exp(x - max) / sum(exp(x - max)))."""
+    if dim.__class__ is int and _stacklevel.__class__ is int and dtype is None and axis is None:
+        if input.__class__ is Tensor:
+            try:  # float32/float64: the kernel as it is (it checks dim)
+                return _C._softmax(input, dim)
+            except TypeError:
+                pass  # another dtype: 16-bit floats run in float32 below, the rest raise there
     if axis is not None:  # (NumPy spelling)
         dim, _ = numpy_args("softmax", dim, False, axis, None, None)
     input, dim = _softmax_args("softmax", input, dim, _stacklevel, dtype)
@@ -58,6 +64,12 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None, *, axis=None):
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None, *, axis=None):
     """x - logsumexp(x) along ``dim``, without overflow."""
+    if dim.__class__ is int and _stacklevel.__class__ is int and dtype is None and axis is None:
+        if input.__class__ is Tensor:
+            try:  # float32/float64: the kernel as it is (it checks dim)
+                return _C._log_softmax(input, dim)
+            except TypeError:
+                pass  # another dtype: 16-bit floats run in float32 below, the rest raise there
     if axis is not None:  # (NumPy spelling)
         dim, _ = numpy_args("log_softmax", dim, False, axis, None, None)
     input, dim = _softmax_args("log_softmax", input, dim, _stacklevel, dtype)
