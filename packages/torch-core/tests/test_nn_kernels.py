@@ -928,13 +928,15 @@ def test_integer_nearest_interpolation_and_padding():
     close(half.to(F64), np.pad(x.astype(np.float64), [(0, 0)] * 3 + [(1, 1)], constant_values=2.5))
 
 
-# float32 softmax rows on AVX-512 (masked tails: row lengths around multiples of 16) and the
-# generic loops agree with NumPy in float64, forward and backward, softmax and log_softmax.
-@pytest.mark.parametrize("n", [1, 7, 16, 17, 64, 100, 1000])
-def test_softmax_rows_of_every_length_match_numpy(n):
+# float32 softmax rows on AVX-512 and AVX2 (masked tails: row lengths around multiples of 8
+# and 16; AVX2 takes its rows in chunks of 64: row counts around that) and the generic loops
+# agree with NumPy in float64, forward and backward, softmax and log_softmax.
+@pytest.mark.parametrize("rows", [37, 64, 130])
+@pytest.mark.parametrize("n", [1, 7, 10, 16, 17, 64, 100, 1000])
+def test_softmax_rows_of_every_length_match_numpy(n, rows):
     rng = np.random.default_rng(n)
-    x = rng.standard_normal((37, n)).astype(np.float32) * 4
-    g = rng.standard_normal((37, n)).astype(np.float32)
+    x = rng.standard_normal((rows, n)).astype(np.float32) * 4
+    g = rng.standard_normal((rows, n)).astype(np.float32)
     a = x.astype(np.float64)
     e = np.exp(a - a.max(1, keepdims=True))
     sm = e / e.sum(1, keepdims=True)
