@@ -140,8 +140,8 @@ __attribute__((target("avx512f"))) void softmax_rows_avx512(const float* x, floa
       s = _mm512_mask_add_ps(s, tail, s, e);
     }
     const float sum = _mm512_reduce_add_ps(s);
-    if (log) {  // (x - max) - log(sum)
-      const __m512 ls = _mm512_set1_ps(std::log(sum));
+    if (log) {  // (x - max) - log(sum), with the log the AVX2 rows take
+      const __m512 ls = _mm512_set1_ps(fast_logf(sum));
       for (int64_t i = 0; i < full; i += 16)
         _mm512_storeu_ps(yr + i, _mm512_sub_ps(_mm512_sub_ps(_mm512_loadu_ps(xr + i), mx), ls));
       if (tail)
