@@ -140,8 +140,8 @@ __attribute__((target("avx512f"))) void softmax_rows_avx512(const float* x, floa
       s = _mm512_mask_add_ps(s, tail, s, e);
     }
     const float sum = _mm512_reduce_add_ps(s);
-    if (log) {  // (x - max) - log(sum), with the log the AVX2 rows take
-      const __m512 ls = _mm512_set1_ps(fast_logf(sum));
+    if (log) {  // (x - max) - log(sum)
+      const __m512 ls = _mm512_set1_ps(std::log(sum));
       for (int64_t i = 0; i < full; i += 16)
         _mm512_storeu_ps(yr + i, _mm512_sub_ps(_mm512_sub_ps(_mm512_loadu_ps(xr + i), mx), ls));
       if (tail)
@@ -231,73 +231,50 @@ TC_AVX2 __m256i tail_mask8(int64_t count) {  // the first count (0..7) lanes set
                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-// A row's max and the sum of its exp(x - max) (the exps stored to y unless `log`).
-TC_AVX2 float row_max_sum8(const float* xr, float* yr, int64_t n, bool log, float* sum) {
+__attribute__((target("avx2,fma"))) void softmax_rows_avx2(const float* x, float* y, int64_t rows,
+                                                           int64_t n, bool log) {
   const int64_t full = n / 8 * 8;
   const bool has_tail = full < n;
   const __m256i tail = tail_mask8(n - full);
   const __m256 ninf = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
-  __m256 m = ninf;
-  for (int64_t i = 0; i < full; i += 8) m = _mm256_max_ps(m, _mm256_loadu_ps(xr + i));
-  if (has_tail)
-    m = _mm256_max_ps(
-        m, _mm256_blendv_ps(ninf, _mm256_maskload_ps(xr + full, tail), _mm256_castsi256_ps(tail)));
-  const float mr = hmax8(m);
-  const __m256 mx = _mm256_set1_ps(mr);  // a NaN's exp makes its row NaN below
-  __m256 s = _mm256_setzero_ps();
-  for (int64_t i = 0; i < full; i += 8) {
-    const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(xr + i), mx));
-    if (!log) _mm256_storeu_ps(yr + i, e);
-    s = _mm256_add_ps(s, e);
-  }
-  if (has_tail) {
-    const __m256 e = _mm256_and_ps(exp8(_mm256_sub_ps(_mm256_maskload_ps(xr + full, tail), mx)),
-                                   _mm256_castsi256_ps(tail));
-    if (!log) _mm256_maskstore_ps(yr + full, tail, e);
-    s = _mm256_add_ps(s, e);
-  }
-  *sum = hsum8(s);
-  return mr;
-}
-
-// y = x - c (c: the row's max + log of its sum, as (x - max) - log(sum): max + log(sum)
-// would round away the log near 3e38), or y *= c
-TC_AVX2 void row_finish8(const float* xr, float* yr, int64_t n, bool log, float mr, float c) {
-  const int64_t full = n / 8 * 8;
-  const __m256i tail = tail_mask8(n - full);
-  const __m256 mx = _mm256_set1_ps(mr), cv = _mm256_set1_ps(c);
-  if (log) {
-    for (int64_t i = 0; i < full; i += 8)
-      _mm256_storeu_ps(yr + i, _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(xr + i), mx), cv));
-    if (full < n)
-      _mm256_maskstore_ps(
-          yr + full, tail,
-          _mm256_sub_ps(_mm256_sub_ps(_mm256_maskload_ps(xr + full, tail), mx), cv));
-  } else {
-    for (int64_t i = 0; i < full; i += 8)
-      _mm256_storeu_ps(yr + i, _mm256_mul_ps(_mm256_loadu_ps(yr + i), cv));
-    if (full < n)
-      _mm256_maskstore_ps(yr + full, tail, _mm256_mul_ps(_mm256_maskload_ps(yr + full, tail), cv));
-  }
-}
-
-// Rows in chunks of 64: each row's max and sum, then the chunk's logs in one loop that
-// vectorises (fast_logf, 2 ulp; a classifier's rows of 10 scores spent a third of their
-// time in one scalar log call each), then the results.
-__attribute__((target("avx2,fma"))) void softmax_rows_avx2(const float* x, float* y, int64_t rows,
-                                                           int64_t n, bool log) {
-  constexpr int64_t kChunk = 64;
-  float mx[kChunk], c[kChunk];
-  for (int64_t r0 = 0; r0 < rows; r0 += kChunk) {
-    const int64_t m = std::min(kChunk, rows - r0);
-    for (int64_t r = 0; r < m; r++)
-      mx[r] = row_max_sum8(x + (r0 + r) * n, y + (r0 + r) * n, n, log, &c[r]);
-    if (log)
-      for (int64_t r = 0; r < m; r++) c[r] = fast_logf(c[r]);
-    else
-      for (int64_t r = 0; r < m; r++) c[r] = 1.0f / c[r];
-    for (int64_t r = 0; r < m; r++)
-      row_finish8(x + (r0 + r) * n, y + (r0 + r) * n, n, log, mx[r], c[r]);
+  for (int64_t r = 0; r < rows; r++) {
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    __m256 m = ninf;
+    for (int64_t i = 0; i < full; i += 8) m = _mm256_max_ps(m, _mm256_loadu_ps(xr + i));
+    if (has_tail)
+      m = _mm256_max_ps(m, _mm256_blendv_ps(ninf, _mm256_maskload_ps(xr + full, tail),
+                                            _mm256_castsi256_ps(tail)));
+    const __m256 mx = _mm256_set1_ps(hmax8(m));  // a NaN's exp makes its row NaN below
+    __m256 s = _mm256_setzero_ps();
+    for (int64_t i = 0; i < full; i += 8) {
+      const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(xr + i), mx));
+      if (!log) _mm256_storeu_ps(yr + i, e);
+      s = _mm256_add_ps(s, e);
+    }
+    if (has_tail) {
+      const __m256 e = _mm256_and_ps(exp8(_mm256_sub_ps(_mm256_maskload_ps(xr + full, tail), mx)),
+                                     _mm256_castsi256_ps(tail));
+      if (!log) _mm256_maskstore_ps(yr + full, tail, e);
+      s = _mm256_add_ps(s, e);
+    }
+    const float sum = hsum8(s);
+    if (log) {  // (x - max) - log(sum)
+      const __m256 ls = _mm256_set1_ps(std::log(sum));
+      for (int64_t i = 0; i < full; i += 8)
+        _mm256_storeu_ps(yr + i, _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(xr + i), mx), ls));
+      if (has_tail)
+        _mm256_maskstore_ps(
+            yr + full, tail,
+            _mm256_sub_ps(_mm256_sub_ps(_mm256_maskload_ps(xr + full, tail), mx), ls));
+    } else {
+      const __m256 inv = _mm256_set1_ps(1.0f / sum);
+      for (int64_t i = 0; i < full; i += 8)
+        _mm256_storeu_ps(yr + i, _mm256_mul_ps(_mm256_loadu_ps(yr + i), inv));
+      if (has_tail)
+        _mm256_maskstore_ps(yr + full, tail,
+                            _mm256_mul_ps(_mm256_maskload_ps(yr + full, tail), inv));
+    }
   }
 }
 

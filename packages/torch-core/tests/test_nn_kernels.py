@@ -929,8 +929,8 @@ def test_integer_nearest_interpolation_and_padding():
 
 
 # float32 softmax rows on AVX-512 and AVX2 (masked tails: row lengths around multiples of 8
-# and 16; AVX2 takes its rows in chunks of 64: row counts around that) and the generic loops
-# agree with NumPy in float64, forward and backward, softmax and log_softmax.
+# and 16) and the generic loops agree with NumPy in float64, forward and backward, softmax
+# and log_softmax, at several row counts.
 @pytest.mark.parametrize("rows", [37, 64, 130])
 @pytest.mark.parametrize("n", [1, 7, 10, 16, 17, 64, 100, 1000])
 def test_softmax_rows_of_every_length_match_numpy(n, rows):
