@@ -254,9 +254,13 @@ def test_softmax_dtype_and_zero_dim():
 
 def test_softmax_implicit_dim_warns():
     x = torch.ones(2, 3)
-    with pytest.warns(UserWarning, match="Implicit dimension"):
+    with pytest.warns(UserWarning, match="Implicit dimension") as rec:
         y = F.softmax(x)
     close(y, np.full((2, 3), 1 / 3), rtol=1e-6)
+    assert rec[0].filename == __file__  # the warning names the caller's line
+    with pytest.warns(UserWarning, match="Implicit dimension") as rec:
+        F.log_softmax(x)
+    assert rec[0].filename == __file__
 
 
 # ---------------------------------------------------------------- losses

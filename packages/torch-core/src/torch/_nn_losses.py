@@ -48,32 +48,31 @@ def _in_kernel_dtype(kernel, input, dim, op):
     return kernel(input.to(cd), dim).to(input.dtype)
 
 
-def softmax(input, dim=None, _stacklevel=3, dtype=None, *, axis=None):
-    """exp(x) / sum(exp(x)) along ``dim`` (computed as exp(x - max) / sum(exp(x - max)))."""
-    if dim.__class__ is int and _stacklevel.__class__ is int and dtype is None and axis is None:
+def _softmax_op(op, kernel, input, dim, stacklevel, dtype, axis):
+    """softmax or log_softmax (``kernel``) with their arguments checked and converted."""
+    if dim.__class__ is int and stacklevel.__class__ is int and dtype is None and axis is None:
         if input.__class__ is Tensor:
             try:  # float32/float64: the kernel as it is (it checks dim)
-                return _C._softmax(input, dim)
+                return kernel(input, dim)
             except TypeError:
                 pass  # another dtype: 16-bit floats run in float32 below, the rest raise there
     if axis is not None:  # (NumPy spelling)
-        dim, _ = numpy_args("softmax", dim, False, axis, None, None)
-    input, dim = _softmax_args("softmax", input, dim, _stacklevel, dtype)
-    return _in_kernel_dtype(_C._softmax, input, dim, "softmax")
+        dim, _ = numpy_args(op, dim, False, axis, None, None)
+    if isinstance(stacklevel, _C.dtype):  # torch.softmax(x, dim, dtype) passes it third
+        dtype, stacklevel = stacklevel, 3
+    # (+1: this function's frame, so that a warning names the caller of softmax)
+    input, dim = _softmax_args(op, input, dim, stacklevel + 1, dtype)
+    return _in_kernel_dtype(kernel, input, dim, op)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None, *, axis=None):
+    """exp(x) / sum(exp(x)) along ``dim`` (computed as exp(x - max) / sum(exp(x - max)))."""
+    return _softmax_op("softmax", _C._softmax, input, dim, _stacklevel, dtype, axis)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None, *, axis=None):
     """x - logsumexp(x) along ``dim``, without overflow."""
-    if dim.__class__ is int and _stacklevel.__class__ is int and dtype is None and axis is None:
-        if input.__class__ is Tensor:
-            try:  # float32/float64: the kernel as it is (it checks dim)
-                return _C._log_softmax(input, dim)
-            except TypeError:
-                pass  # another dtype: 16-bit floats run in float32 below, the rest raise there
-    if axis is not None:  # (NumPy spelling)
-        dim, _ = numpy_args("log_softmax", dim, False, axis, None, None)
-    input, dim = _softmax_args("log_softmax", input, dim, _stacklevel, dtype)
-    return _in_kernel_dtype(_C._log_softmax, input, dim, "log_softmax")
+    return _softmax_op("log_softmax", _C._log_softmax, input, dim, _stacklevel, dtype, axis)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
