@@ -254,7 +254,8 @@ do_tests_gpu() {
     local rc=0
     # shellcheck disable=SC2046
     PYTHONPATH=$OURS "$OURS_PY" -m pytest -p no:cacheprovider $(pytest_args) \
-        packages/torch-core/tests/test_cuda_gpu*.py || rc=$?
+        packages/torch-core/tests/test_cuda_gpu*.py packages/torch-jit/tests/test_jit_cuda_gpu.py ||
+        rc=$?
     if [ "$rc" = 5 ] && [ "$EXPECT_GPU" = 0 ]; then
         echo "no GPU here: the module skipped itself, as it should (pytest exit 5 taken as ok)"
         rc=0

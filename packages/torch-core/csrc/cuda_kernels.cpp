@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "cuda.h"
+#include "fused.h"
 #include "shape_ops.h"
 
 namespace tc::cuda {
@@ -982,6 +983,7 @@ std::vector<std::pair<std::string, std::string>> kernel_sources() {
   append_index_kernel_sources(all);
   append_sort_kernel_sources(all);
   append_shape_kernel_sources(all);
+  append_fused_kernel_sources(all);
   return all;
 }
 

@@ -9,6 +9,8 @@
 //
 // The per-element functions are the eager kernels' own (kernels.h, libmvec through
 // vecmath.h), so a fused group computes the numbers of its ops run one by one.
+#include "fused.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 
 #include "bind.h"
 #include "cpu_gemm.h"
+#include "cuda.h"
 #include "kernels.h"
 #include "vecmath.h"
 
@@ -23,67 +26,16 @@ namespace tc {
 
 namespace {
 
-// The op codes: torch/jit/_fuser.py's OPS lists the same names in the same order.
-enum FusedOp : int {
-  // d = a op b (registers)
-  kAdd,
-  kSub,
-  kMul,
-  kDiv,
-  kMaximum,
-  kMinimum,
-  // d = f(a, c) (c the instruction's scalar)
-  kAddC,
-  kSubC,   // a - c
-  kRSubC,  // c - a
-  kMulC,
-  kDivC,       // a / c
-  kRDivC,      // c / a
-  kPowC,       // pow(a, c)
-  kLeakyRelu,  // a > 0 ? a : a c
-  kClampLo,    // a <= c ? c : a (hardtanh's lower bound; NaN stays NaN)
-  kClampHi,    // a >= c ? c : a
-  // d = f(a)
-  kNeg,
-  kAbs,
-  kRelu,
-  kSigmoid,
-  kTanh,
-  kExp,
-  kLog,
-  kSqrt,
-  kRsqrt,
-  kReciprocal,
-  kErf,
-  kGelu,
-  kGeluTanh,
-  kSilu,
-  kSin,
-  kCos,
-  kNumOps
-};
-constexpr int kFirstScalarOp = kAddC;  // ops before it read two registers, the others one
+constexpr int kBlock = 512;  // elements of a block (2 KiB of float32 a register)
+constexpr int kMinRow = 64;  // rows of at least this many elements are walked row by row
 
-constexpr int kMaxRegs = 64;  // registers of a program (inputs included)
-constexpr int kBlock = 512;   // elements of a block (2 KiB of float32 a register)
-constexpr int kMinRow = 64;   // rows of at least this many elements are walked row by row
+using Instr = FusedInstr;
+using Program = FusedProgram;
 
-struct Instr {
-  int op, d, a, b;
-  double c;
-};
+}  // namespace
 
-// A checked program: every register read was written before (or is an input), every
-// destination is a temporary different from the instruction's sources.
-struct Program {
-  std::vector<Instr> code;
-  int n_inputs = 0, n_regs = 0;
-  std::vector<int> outputs;
-  uint64_t deps[kMaxRegs] = {};  // bit j: the register's value depends on input j (< 64 each)
-};
-
-Program check_program(const std::vector<int64_t>& code, const std::vector<double>& consts,
-                      int64_t n_inputs, const std::vector<int64_t>& outputs) {
+FusedProgram check_program(const std::vector<int64_t>& code, const std::vector<double>& consts,
+                           int64_t n_inputs, const std::vector<int64_t>& outputs) {
   const char* op = "_fused_elementwise";
   TC_CHECK(code.size() % 4 == 0, Value, op,
            ": the code holds 4 ints an instruction (op, dst, a, b), got ", code.size(), " ints");
@@ -135,6 +87,38 @@ Program check_program(const std::vector<int64_t>& code, const std::vector<double
     p.deps[in.d] = p.deps[in.a] | (in.op < kFirstScalarOp ? p.deps[in.b] : 0);
   return p;
 }
+
+MergedDims merge_dims(const std::vector<Tensor>& inputs, const Shape& shape) {
+  const int nd = int(shape.size());
+  std::vector<std::vector<int64_t>> st(inputs.size(), std::vector<int64_t>(nd, 0));
+  for (size_t j = 0; j < inputs.size(); j++) {
+    const Tensor& t = inputs[j];
+    int lead = nd - int(t.dim());
+    for (int d = 0; d < t.dim(); d++) st[j][lead + d] = t.size(d) == 1 ? 0 : t.stride(d);
+  }
+  MergedDims m;
+  m.strides.resize(inputs.size());
+  for (int d = 0; d < nd; d++) {
+    if (shape[d] == 1) continue;
+    bool merge = !m.sizes.empty();
+    for (size_t j = 0; merge && j < inputs.size(); j++)
+      merge = m.strides[j].back() == st[j][d] * shape[d];
+    if (merge) {
+      m.sizes.back() *= shape[d];
+      for (size_t j = 0; j < inputs.size(); j++) m.strides[j].back() = st[j][d];
+    } else {
+      m.sizes.push_back(shape[d]);
+      for (size_t j = 0; j < inputs.size(); j++) m.strides[j].push_back(st[j][d]);
+    }
+  }
+  if (m.sizes.empty()) {  // one element
+    m.sizes.push_back(1);
+    for (auto& s : m.strides) s.push_back(0);
+  }
+  return m;
+}
+
+namespace {
 
 template <class T>
 struct MathFns {  // libmvec versions (vecmath.h); null where this CPU has none (or, for
@@ -352,34 +336,9 @@ void run_program(const Program& p, const std::vector<Tensor>& inputs,
   int64_t numel = 1;
   for (auto s : shape) numel *= s;
   if (numel == 0) return;
-  int nd = int(shape.size());
-  // Each input's strides against the output's dims, then adjacent dims merged where every
-  // input allows (a contiguous tensor of any rank becomes one dim).
-  std::vector<std::vector<int64_t>> st(inputs.size(), std::vector<int64_t>(nd, 0));
-  for (size_t j = 0; j < inputs.size(); j++) {
-    const Tensor& t = inputs[j];
-    int lead = nd - int(t.dim());
-    for (int d = 0; d < t.dim(); d++) st[j][lead + d] = t.size(d) == 1 ? 0 : t.stride(d);
-  }
-  std::vector<int64_t> sizes;
-  std::vector<std::vector<int64_t>> mst(inputs.size());
-  for (int d = 0; d < nd; d++) {
-    if (shape[d] == 1) continue;
-    bool merge = !sizes.empty();
-    for (size_t j = 0; merge && j < inputs.size(); j++)
-      merge = mst[j].back() == st[j][d] * shape[d];
-    if (merge) {
-      sizes.back() *= shape[d];
-      for (size_t j = 0; j < inputs.size(); j++) mst[j].back() = st[j][d];
-    } else {
-      sizes.push_back(shape[d]);
-      for (size_t j = 0; j < inputs.size(); j++) mst[j].push_back(st[j][d]);
-    }
-  }
-  if (sizes.empty()) {  // one element
-    sizes.push_back(1);
-    for (auto& m : mst) m.push_back(0);
-  }
+  MergedDims merged = merge_dims(inputs, shape);
+  const std::vector<int64_t>& sizes = merged.sizes;
+  const std::vector<std::vector<int64_t>>& mst = merged.strides;
   std::vector<InputWalk> walks(inputs.size());
   for (size_t j = 0; j < inputs.size(); j++) {
     InputWalk& w = walks[j];
@@ -497,8 +456,8 @@ py::object fused_elementwise(const std::vector<int64_t>& code, const std::vector
              ")");
     TC_CHECK(t.dtype() == dt, Type, op, ": every input needs one dtype, got ", dtype_name(dt),
              " and ", dtype_name(t.dtype()), " (input ", j, ")");
-    TC_CHECK(t.device().type == DeviceType::CPU, Type, op, ": expected CPU tensors, got one on ",
-             t.device().str(), " (input ", j, ")");
+    TC_CHECK(t.device() == inputs[0].device(), Type, op, ": every input needs one device, got ",
+             inputs[0].device().str(), " and ", t.device().str(), " (input ", j, ")");
     TC_CHECK(t.dim() < 64, Value, op, ": too many dims (", t.dim(), ")");
     shape = j == 0 ? t.sizes() : broadcast_shapes(shape, t.sizes(), op);
   }
@@ -511,6 +470,14 @@ py::object fused_elementwise(const std::vector<int64_t>& code, const std::vector
         first = false;
       }
     if (own != shape) return py::none();
+  }
+  DeviceType where = inputs[0].device().type;
+  TC_CHECK(where == DeviceType::CPU || where == DeviceType::CUDA, Type, op,
+           ": expected CPU or CUDA tensors, got ", inputs[0].device().str());
+  if (where == DeviceType::CUDA) {
+    std::vector<Tensor> outs = cuda::run_fused(p, inputs, shape);
+    if (outs.empty()) return py::none();
+    return py::cast(outs);
   }
   std::vector<Tensor> outs;
   for (size_t k = 0; k < p.outputs.size(); k++) outs.push_back(empty(shape, dt));

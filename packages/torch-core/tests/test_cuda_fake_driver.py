@@ -533,3 +533,53 @@ def test_factories_and_tables_reach_the_gpu_without_waiting(fake_cudnn):
         """
         ),
     )
+
+
+def test_a_fused_program_on_cuda_is_one_generated_kernel(fake_driver):
+    # torch.jit's fused groups (csrc/cuda_fused.cpp): the program becomes CUDA C++ that the
+    # real NVRTC compiles here (a compile error would raise); the stand-in runs nothing, so
+    # what is checked is the launch, the outputs' shape and device, and what is refused.
+    out = run(
+        fake_driver,
+        """
+        import ctypes
+        drv = ctypes.CDLL(fake)
+        names = []
+
+        @ctypes.CFUNCTYPE(None, ctypes.c_char_p)
+        def on_launch(name):
+            names.append(name.decode())
+
+        ctypes.c_void_p.in_dll(drv, "fake_on_launch").value = ctypes.cast(
+            on_launch, ctypes.c_void_p).value
+        ADD, MULC, TANH = 0, 9, 20  # fused.h's op codes
+        code, consts = [MULC, 2, 0, 0, TANH, 3, 1, 0, ADD, 4, 2, 3], [0.5, 0.0, 0.0]
+        for dtype in (torch.float32, torch.float64):
+            x = torch.zeros(4, 3, dtype=dtype, device="cuda")
+            b = torch.zeros(3, dtype=dtype, device="cuda")
+            (y,) = torch._C._fused_elementwise(code, consts, [x, b], [4])  # x * 0.5 + tanh(b)
+            assert y.shape == (4, 3) and y.device.type == "cuda" and y.dtype == dtype
+            again = torch._C._fused_elementwise(code, consts, [x.t(), b[:, None]], [4, 2])
+            assert [t.shape for t in again] == [(3, 4), (3, 4)]
+        # no launch for no elements; an output smaller than the inputs' shape: None
+        (e,) = torch._C._fused_elementwise(code, consts, [x[:0], b], [4])
+        assert e.shape == (0, 3)
+        assert torch._C._fused_elementwise(code, consts, [x, b], [4, 3]) is None
+        for bad in ([x, b.cpu()], [x.half(), b.half()]):
+            try:
+                torch._C._fused_elementwise(code, consts, bad, [4])
+            except TypeError as err:
+                print("refused:", err)
+            else:
+                raise AssertionError(f"ran on {bad}")
+        print(names)
+        """,
+    )
+    lines = out.strip().split("\n")
+    launched = eval(lines[-1])  # the kernels launched, in order (zeros' fills among them)
+    names = [n for n in launched if n.startswith("fused_")]
+    assert len(names) == 4, launched
+    assert names[0].startswith("fused_float32_") and names[2].startswith("fused_float64_")
+    assert len(set(names)) == 4  # another dtype or geometry (1-D, then 2-D): another kernel
+    assert "one device" in lines[0] and "cuda:0 and cpu" in lines[0], lines[0]
+    assert "float32 or float64" in lines[1], lines[1]

@@ -6,9 +6,10 @@ A program is a list of instructions ``(op, dst, a, b, c)``: registers ``0..n-1``
 group's tensor inputs, the others temporaries and the group's outputs; ``c`` is a Python
 scalar argument (``x * 0.5``, ``x ** 3.0``). :func:`compile_group` returns ``None`` for a group
 with an op or an argument form the kernel lacks; :meth:`Program.run` returns ``None`` when the
-inputs at hand do not suit it (not all float32 or all float64 CPU tensors, an output whose
-shape is not the broadcast shape of all inputs, shapes that do not broadcast). The caller
-then runs the ops one by one.
+inputs at hand do not suit it (not all float32 or all float64 tensors on one CPU or CUDA
+device, an output whose shape is not the broadcast shape of all inputs, shapes that do not
+broadcast). The caller then runs the ops one by one. On CUDA the core turns the program into
+one generated kernel, compiled by NVRTC on first use (csrc/cuda_fused.cpp).
 
 Each op computes what its eager kernel computes, in the same precision and with the same
 functions (``x ** 2`` is ``x * x`` as in eager, ``x ** 0.5`` a square root), so a fused group
@@ -213,7 +214,7 @@ class Program:
                 return None
         try:  # (None: an output would be smaller than the inputs' broadcast shape)
             return torch._C._fused_elementwise(self.code, self.consts, inputs, self.outputs)
-        except TypeError:  # not all float32 or all float64 CPU tensors
+        except TypeError:  # not all float32 or all float64 tensors on one CPU or CUDA device
             return None
         except RuntimeError:  # shapes that do not broadcast: the op-by-op path says which op
             return None

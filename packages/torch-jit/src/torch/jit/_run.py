@@ -98,14 +98,14 @@ def _run_loop(node, env):
 
 def _program(node, tensors):
     """The group's compiled program where its fused kernel may run on ``tensors``, else
-    None: while tracing, when one requires grad (and grad mode is on), under CPU autocast
+    None: while tracing, when one requires grad (and grad mode is on), under autocast
     (which may cast some of the ops), or for ops the kernel lacks."""
     if not _trace_off():
         return None
     program = node._fn
     if program is None:
         program = node._fn = _fuser.compile_group(node) or False
-    if not program or torch.is_autocast_enabled("cpu"):
+    if not program or torch.is_autocast_enabled("cpu") or torch.is_autocast_enabled("cuda"):
         return None
     if torch.is_grad_enabled() and any(
         isinstance(x, torch.Tensor) and x.requires_grad for x in tensors
