@@ -87,7 +87,9 @@ def _wrap(op, event, recording, clock, record):
 
 
 def _plan():
-    """[(holder, attribute, op, event name)] of everything to wrap, each object once."""
+    """[(holder, attribute, op, event name)] of every attribute to wrap; a function held
+    under several names keeps the event name of the first one met (``install`` then makes
+    one wrapper for it)."""
     import torch
 
     plan, events = [], {}  # events: id(op) -> its event name (the first name it is met by)
@@ -123,7 +125,7 @@ def install(recording, clock, record):
     with _lock:
         if _replaced:
             return
-        wrappers = {}  # id(op) -> its wrapper: one per function, whatever its names
+        wrappers = {}  # (id(op), event) -> its wrapper: one per function and event name
         for holder, name, obj, event in _plan():
             if isinstance(holder, type):  # a method: call it through the class
                 op = getattr(holder, name)
