@@ -565,6 +565,12 @@ def test_a_fused_program_on_cuda_is_one_generated_kernel(fake_driver):
         (e,) = torch._C._fused_elementwise(code, consts, [x[:0], b], [4])
         assert e.shape == (0, 3)
         assert torch._C._fused_elementwise(code, consts, [x, b], [4, 3]) is None
+        # 63 inputs over 8 dims that do not merge: arguments over 4 KiB, so op by op (None)
+        cube = torch.zeros((2,) * 8, device="cuda")
+        many = [cube.permute(*range(7, -1, -1))] + [cube] * 62
+        assert torch._C._fused_elementwise([ADD, 63, 0, 1], [0.0], many, [63]) is None
+        (y,) = torch._C._fused_elementwise([ADD, 63, 0, 1], [0.0], many[:40], [63])  # 3 KiB
+        assert y.shape == (2,) * 8
         for bad in ([x, b.cpu()], [x.half(), b.half()]):
             try:
                 torch._C._fused_elementwise(code, consts, bad, [4])
@@ -578,8 +584,8 @@ def test_a_fused_program_on_cuda_is_one_generated_kernel(fake_driver):
     lines = out.strip().split("\n")
     launched = eval(lines[-1])  # the kernels launched, in order (zeros' fills among them)
     names = [n for n in launched if n.startswith("fused_")]
-    assert len(names) == 4, launched
+    assert len(names) == 5, launched
     assert names[0].startswith("fused_float32_") and names[2].startswith("fused_float64_")
-    assert len(set(names)) == 4  # another dtype or geometry (1-D, then 2-D): another kernel
+    assert len(set(names)) == 5  # another dtype, geometry or program: another kernel
     assert "one device" in lines[0] and "cuda:0 and cpu" in lines[0], lines[0]
     assert "float32 or float64" in lines[1], lines[1]
