@@ -45,7 +45,18 @@ PURE = [
     )  # fmt: skip
 ]
 # oracles: scipy, mpmath; NVRTC compile-checks every CUDA kernel source (no GPU needed)
-TEST_DEPS = ["pytest", "hypothesis", "numpy", "scipy", "mpmath", "nvidia-cuda-nvrtc"]
+TEST_DEPS = [
+    "pytest",
+    "pytest-xdist",
+    "hypothesis",
+    "numpy",
+    "scipy",
+    "mpmath",
+    "nvidia-cuda-nvrtc",
+]
+# Two pytest workers, each test file on one worker (its tests in order): the suites are mostly
+# single-threaded Python, so two workers on two cores take about half the time.
+PARALLEL = ["-n", "2", "--dist", "loadfile"]
 
 
 def session(func):
@@ -99,7 +110,7 @@ def tests(session: nox.Session) -> None:
     install_all(
         session, *TEST_DEPS, "scikit-learn", "tensorboard", "onnx", "onnxruntime", "tabulate"
     )
-    session.run("pytest", *sorted(glob.glob("packages/*/tests")), *session.posargs)
+    session.run("pytest", *PARALLEL, *sorted(glob.glob("packages/*/tests")), *session.posargs)
 
 
 @session
@@ -108,7 +119,9 @@ def core_only(session: nox.Session) -> None:
     session.install(core_wheel(session), *TEST_DEPS)
     session.run("python", "-c", MISSING_NN_CHECK)
     # the slow tests (the checkpoint fuzzer) already run in the `tests` session
-    session.run("pytest", "packages/torch-core/tests", "-m", "not slow", *session.posargs)
+    session.run(
+        "pytest", *PARALLEL, "packages/torch-core/tests", "-m", "not slow", *session.posargs
+    )
 
 
 MISSING_NN_CHECK = """
