@@ -117,6 +117,7 @@ void register_kernels();  // cuda_kernels.cpp
 extern const char* const kPrelude;
 extern const char* const kPhilox;  // philox(key, counter, out[4]): Philox4x32-10
 const char* storage_name(ScalarType t);
+std::string math_names(std::string body, bool single);  // "F(exp)" -> expf (float) or exp
 const char* acc_name(ScalarType t);
 CUfunction cached(int kind, int op, ScalarType t, ScalarType t2, const std::string& suffix,
                   const std::function<std::pair<std::string, std::string>()>& make);

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
 
 #include "cuda.h"
 #include "fused.h"
@@ -101,15 +102,6 @@ std::string op_expr(const FusedInstr& in, const std::string& c) {
   }
 }
 
-// "F(fn)" -> fnf (float) or fn (double)
-std::string math_names(std::string s, bool single) {
-  for (size_t p; (p = s.find("F(")) != std::string::npos;) {
-    size_t e = s.find(')', p);
-    s = s.substr(0, p) + s.substr(p + 2, e - p - 2) + (single ? "f" : "") + s.substr(e + 1);
-  }
-  return s;
-}
-
 // A double as an exact literal of the compute type (hex float: no rounding through text).
 std::string literal(double c, bool single) {
   if (std::isnan(c))
@@ -159,12 +151,6 @@ std::string fused_source(const FusedProgram& p, ScalarType t, int nd, bool idx32
   return s;
 }
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
-
 // Compiled kernels by (device, dtype, dims, index type, program): the source is made once.
 CUfunction fused_function(const FusedProgram& p, ScalarType t, int nd, bool idx32) {
   std::string key = cat_str(current_device(), ' ', int(t), ' ', nd, ' ', idx32, ' ', p.n_inputs);
@@ -180,7 +166,7 @@ CUfunction fused_function(const FusedProgram& p, ScalarType t, int nd, bool idx3
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)fnv1a(key));
+  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)std::hash<std::string>{}(key));
   std::string name = cat_str("fused_", dtype_name(t), '_', hex);
   CUfunction f = function(fused_source(p, t, nd, idx32, name), name);
   cache.emplace(std::move(key), f);

@@ -292,16 +292,6 @@ bool op_takes(EwOp::Types types, ScalarType t) {
   return false;
 }
 
-// Replace every "F(fn)" by fnf (float) or fn (double).
-std::string math_names(std::string body, bool single) {
-  for (size_t p; (p = body.find("F(")) != std::string::npos;) {
-    size_t e = body.find(')', p);
-    body = body.substr(0, p) + body.substr(p + 2, e - p - 2) + (single ? "f" : "") +
-           body.substr(e + 1);
-  }
-  return body;
-}
-
 // The three walks of one elementwise kernel. `types`: the storage type of each operand (0 =
 // output); `load`: the compute type each input is loaded as; `body` sets r from a, b, c.
 std::string ew_source(const std::string& name, const std::vector<std::string>& types,
@@ -625,9 +615,19 @@ struct RandParamsHost {
   uint64_t range;
 };
 
-// Compiled functions, per (kind, op, dtype, dtype2, device): the source is made only once.
 }  // namespace
 
+// Replace every "F(fn)" by fnf (float) or fn (double).
+std::string math_names(std::string body, bool single) {
+  for (size_t p; (p = body.find("F(")) != std::string::npos;) {
+    size_t e = body.find(')', p);
+    body = body.substr(0, p) + body.substr(p + 2, e - p - 2) + (single ? "f" : "") +
+           body.substr(e + 1);
+  }
+  return body;
+}
+
+// Compiled functions, per (kind, op, dtype, dtype2, device): the source is made only once.
 CUfunction cached(int kind, int op, ScalarType t, ScalarType t2, const std::string& suffix,
                   const std::function<std::pair<std::string, std::string>()>& make) {
   static std::map<std::tuple<int, int, int, int, int, std::string>, CUfunction> cache;
